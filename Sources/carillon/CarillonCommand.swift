@@ -5,7 +5,8 @@ import CarillonProtocol
 struct CarillonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "carillon",
-        abstract: "Carillon: a self-hosted meeting service with a Chime-compatible API.",
-        version: CarillonVersion.current
+        abstract: "Carillon: a self-hosted meeting service with the Amazon Chime SDK's API.",
+        version: CarillonVersion.current,
+        subcommands: []
     )
 }

@@ -1,0 +1,55 @@
+# Carillon: every set-up step lives here, so a fresh Debian 12 machine with Swift 6.3 needs nothing else.
+SHELL := /bin/bash
+APT_PACKAGES := libssl-dev libsqlite3-dev pkg-config protobuf-compiler
+VENV := .venv
+PYTHON_PACKAGES := boto3 pytest requests
+SWIFT_BUILD_FLAGS ?=
+
+.PHONY: all deps apt-deps python-deps build demo test test-swift test-interop check-generated clean
+
+all: build
+
+## Installs the Debian packages that are missing (needs root, or sudo when available).
+apt-deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages: $$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+## Creates the project-local Python environment for the interop tests.
+python-deps:
+	@if ! $(VENV)/bin/python -c "import boto3, pytest, requests" >/dev/null 2>&1; then \
+		echo "creating $(VENV) with $(PYTHON_PACKAGES)"; \
+		python3 -m venv $(VENV) || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+			$$SUDO apt-get install -y -qq python3-venv >/dev/null && python3 -m venv $(VENV); }; \
+		$(VENV)/bin/pip install -q --disable-pip-version-check $(PYTHON_PACKAGES); \
+	fi
+
+deps: apt-deps python-deps
+
+build: apt-deps
+	swift build $(SWIFT_BUILD_FLAGS)
+
+## Builds and runs the demo: an embedded server, a meeting made through the REST API, headless attendees.
+demo: apt-deps
+	swift build $(SWIFT_BUILD_FLAGS) --product carillon
+	$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/carillon demo
+
+check-generated: apt-deps
+	bash scripts/check-generated.sh
+
+test-swift: apt-deps
+	swift build $(SWIFT_BUILD_FLAGS) --build-tests
+	swift test $(SWIFT_BUILD_FLAGS) --skip-build
+
+test-interop: deps
+	swift build $(SWIFT_BUILD_FLAGS) --product carillon
+	CARILLON_BIN=$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/carillon $(VENV)/bin/python -m pytest -q Tests/Interop
+
+## Every test: generated-code freshness, Swift unit and end-to-end tests, interop tests.
+test: deps check-generated test-swift test-interop
+
+clean:
+	rm -rf .build .build-* $(VENV)

@@ -1,0 +1,54 @@
+import Foundation
+import Logging
+
+/// Everything `carillon serve` needs to run a meeting service.
+public struct ServerConfiguration: Sendable {
+    /// Directory holding the SQLite database, the access keys and the server secret.
+    public var dataDirectory: URL
+    /// Address the HTTP and WebSocket listener binds to.
+    public var host: String
+    /// TCP port of the control API and signaling; 0 picks a free port.
+    public var port: Int
+    /// UDP port announced for media in `MediaPlacement.AudioHostUrl`.
+    public var mediaPort: Int
+    /// Host name clients use to reach this server, written into MediaPlacement URLs. Defaults to `host`, or
+    /// 127.0.0.1 when `host` is a wildcard address.
+    public var publicHost: String?
+    /// Keys allowed to sign control-API requests.
+    public var accessKeys: [AccessKey]
+    /// Account id used in meeting ARNs.
+    public var accountId: String
+    /// Tunables of the meetings' signaling.
+    public var signaling: MeetingSignalingCore.Configuration
+    /// Largest control-API request body accepted.
+    public var maximumRequestBodyBytes: Int
+
+    /// Creates a configuration; unset values take the defaults documented on each property.
+    public init(
+        dataDirectory: URL,
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        mediaPort: Int = 3478,
+        publicHost: String? = nil,
+        accessKeys: [AccessKey],
+        accountId: String = "000000000000",
+        signaling: MeetingSignalingCore.Configuration = .init(),
+        maximumRequestBodyBytes: Int = 1 << 20
+    ) {
+        self.dataDirectory = dataDirectory
+        self.host = host
+        self.port = port
+        self.mediaPort = mediaPort
+        self.publicHost = publicHost
+        self.accessKeys = accessKeys
+        self.accountId = accountId
+        self.signaling = signaling
+        self.maximumRequestBodyBytes = maximumRequestBodyBytes
+    }
+
+    /// The host written into URLs handed to clients.
+    public var advertisedHost: String {
+        if let publicHost, !publicHost.isEmpty { return publicHost }
+        return ["0.0.0.0", "::", "[::]", ""].contains(host) ? "127.0.0.1" : host
+    }
+}

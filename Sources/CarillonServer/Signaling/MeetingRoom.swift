@@ -1,0 +1,134 @@
+import CarillonProtocol
+import Logging
+import NIOCore
+
+/// The live signaling side of one meeting: runs a ``MeetingSignalingCore`` on the meeting's own event loop.
+///
+/// Threading: every method may be called from any thread; each one hops onto ``eventLoop`` (one `execute` per call,
+/// visible below), where the core and the socket sinks live. Nothing here takes a lock.
+public final class MeetingRoom: @unchecked Sendable {
+    /// The event loop that owns this meeting's state.
+    public let eventLoop: any EventLoop
+    /// The meeting id.
+    public let meetingId: String
+    private let logger: Logger
+    // Confined to `eventLoop`.
+    private var core: MeetingSignalingCore
+    private var sinks: [SignalingConnectionID: AsyncStream<SignalingOutbound>.Continuation] = [:]
+    private var timer: Scheduled<Void>?
+    private var timerDeadline: NIODeadline?
+
+    /// Creates the room of a meeting on `eventLoop`.
+    public init(
+        meetingId: String,
+        eventLoop: any EventLoop,
+        configuration: MeetingSignalingCore.Configuration,
+        logger: Logger
+    ) {
+        self.meetingId = meetingId
+        self.eventLoop = eventLoop
+        self.core = MeetingSignalingCore(meetingId: meetingId, configuration: configuration)
+        var logger = logger
+        logger[metadataKey: "meeting"] = "\(meetingId)"
+        self.logger = logger
+    }
+
+    /// Adds an authenticated socket; frames for it go into `sink`.
+    public func attach(
+        _ connection: SignalingConnectionID,
+        identity: AttendeeIdentity,
+        sink: AsyncStream<SignalingOutbound>.Continuation
+    ) {
+        eventLoop.execute {
+            self.sinks[connection] = sink
+            self.apply { $0.accept(connection, identity: identity, now: $1) }
+        }
+    }
+
+    /// Hands a decoded frame from a socket to the meeting.
+    public func receive(_ frame: SdkSignalFrame, from connection: SignalingConnectionID) {
+        eventLoop.execute { self.apply { $0.receive(frame, from: connection, now: $1) } }
+    }
+
+    /// Reports a message from a socket that did not decode.
+    public func receiveMalformed(from connection: SignalingConnectionID, reason: String) {
+        eventLoop.execute { self.apply { $0.receiveMalformed(from: connection, reason: reason, now: $1) } }
+    }
+
+    /// Reports that a socket has ended.
+    public func detach(_ connection: SignalingConnectionID) {
+        eventLoop.execute {
+            self.sinks.removeValue(forKey: connection)?.finish()
+            self.apply { $0.disconnected(connection, now: $1) }
+        }
+    }
+
+    /// Ends the meeting for everyone (it was deleted).
+    public func endMeeting() {
+        eventLoop.execute { self.apply { $0.endMeeting(now: $1) } }
+    }
+
+    /// Removes a deleted attendee from the meeting.
+    public func removeAttendee(_ attendeeId: String) {
+        eventLoop.execute { self.apply { $0.removeAttendee(attendeeId, now: $1) } }
+    }
+
+    /// Closes every socket with `code` (server shutdown: clients reconnect when it is back).
+    public func closeAll(code: UInt16) {
+        eventLoop.execute {
+            for (_, sink) in self.sinks {
+                sink.yield(.close(code))
+                sink.finish()
+            }
+            self.sinks.removeAll()
+        }
+    }
+
+    // MARK: - Running the core
+
+    private func apply(_ step: (inout MeetingSignalingCore, ClockReading) -> [MeetingSignalingOutput]) {
+        eventLoop.assertInEventLoop()
+        let outputs = step(&core, .now())
+        perform(outputs)
+        rescheduleTimer()
+    }
+
+    private func perform(_ outputs: [MeetingSignalingOutput]) {
+        for output in outputs {
+            switch output {
+            case .send(let targets, let frame):
+                let bytes: [UInt8]
+                do {
+                    bytes = try SignalFrameCodec.encode(frame)
+                } catch {
+                    logger.error("could not encode a \(frame.type) frame: \(error)")
+                    continue
+                }
+                // Encoded once; every receiver gets the same immutable buffer.
+                let buffer = ByteBuffer(bytes: bytes)
+                for target in targets { sinks[target]?.yield(.message(buffer)) }
+            case .close(let target, let code):
+                if let sink = sinks.removeValue(forKey: target) {
+                    sink.yield(.close(code))
+                    sink.finish()
+                }
+            }
+        }
+    }
+
+    private func rescheduleTimer() {
+        let deadline = core.nextDeadline
+        guard deadline != timerDeadline else { return }
+        timer?.cancel()
+        timerDeadline = deadline
+        guard let deadline else {
+            timer = nil
+            return
+        }
+        timer = eventLoop.scheduleTask(deadline: deadline) {
+            self.timerDeadline = nil
+            self.timer = nil
+            self.apply { $0.tick(now: $1) }
+        }
+    }
+}

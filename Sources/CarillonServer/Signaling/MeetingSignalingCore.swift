@@ -1,0 +1,459 @@
+import CarillonProtocol
+import NIOCore
+
+/// The signaling state of one meeting as a synchronous state machine (sans-IO).
+///
+/// It is fed connections that have already been authenticated, the frames they send, their disconnections and the
+/// passing of time, and answers with ``MeetingSignalingOutput`` values: frames to send and sockets to close. It owns
+/// the roster (one audio stream id per attendee session), mute state, the data-message buffer and throttle, and
+/// the rules of `signaling.md` for JOIN, LEAVE, reconnects, drops and the end of a meeting.
+///
+/// Threading: not thread-safe; one owner (the meeting's event loop) drives it.
+public struct MeetingSignalingCore: Sendable {
+    /// Tunables, with the values of the specs as defaults.
+    public struct Configuration: Sendable {
+        /// How long an attendee whose socket vanished without LEAVE may reconnect before others see it dropped.
+        public var dropGrace: TimeAmount = .seconds(5)
+        /// A socket that sends nothing for this long is closed (clients PING every 10 s).
+        public var idleTimeout: TimeAmount = .seconds(40)
+        /// Data messages kept for replay.
+        public var bufferCapacity = 1024
+        /// Longest replay lifetime of a data message.
+        public var maximumMessageLifetime: TimeAmount = .minutes(5)
+        /// Burst of the per-meeting data-message throttle.
+        public var throttleBurst: Double = 200
+        /// Refill rate of the per-meeting data-message throttle, messages per second.
+        public var throttleRate: Double = 100
+        /// Largest data-message payload accepted, in bytes.
+        public var maximumPayloadBytes = 2048
+
+        /// The defaults of the specs.
+        public init() {}
+    }
+
+    private struct Connection {
+        let identity: AttendeeIdentity
+        var joined = false
+        var left = false
+        var lastActivity: NIODeadline
+    }
+
+    private struct Participant {
+        let identity: AttendeeIdentity
+        var streamId: UInt32
+        var muted: Bool
+        var audioSessionId: UInt64
+        /// nil while the socket is gone and the attendee may still reconnect.
+        var connection: SignalingConnectionID?
+        var dropDeadline: NIODeadline?
+    }
+
+    /// The meeting this core serves.
+    public let meetingId: String
+    private let configuration: Configuration
+    private var connections: [SignalingConnectionID: Connection] = [:]
+    private var participants: [String: Participant] = [:]
+    private var nextStreamId: UInt32 = 1
+    private var buffer: DataMessageBuffer
+    private var throttle: TokenBucket
+    private var lastIngestNanoseconds: Int64 = 0
+    private var ended = false
+
+    /// Creates the core of an empty meeting.
+    public init(meetingId: String, configuration: Configuration = Configuration()) {
+        self.meetingId = meetingId
+        self.configuration = configuration
+        self.buffer = DataMessageBuffer(
+            capacity: configuration.bufferCapacity,
+            maximumLifetime: configuration.maximumMessageLifetime
+        )
+        self.throttle = TokenBucket(capacity: configuration.throttleBurst, refillPerSecond: configuration.throttleRate)
+    }
+
+    // MARK: - Queries
+
+    /// Whether the meeting has neither connections, attendees waiting to reconnect, nor messages to replay.
+    public mutating func isIdle(now: NIODeadline) -> Bool {
+        connections.isEmpty && participants.isEmpty && buffer.liveMessages(now: now).isEmpty
+    }
+
+    /// Attendee ids currently in the roster (connected or within their reconnect grace).
+    public var presentAttendeeIds: Set<String> { Set(participants.keys) }
+
+    /// Whether the meeting has been ended by ``endMeeting(now:)``.
+    public var hasEnded: Bool { ended }
+
+    /// When ``tick(now:)`` next needs to run, if ever.
+    public var nextDeadline: NIODeadline? {
+        let drops = participants.values.compactMap(\.dropDeadline)
+        let idles = connections.values.map { $0.lastActivity + configuration.idleTimeout }
+        return (drops + idles).min()
+    }
+
+    // MARK: - Inputs
+
+    /// Registers an authenticated socket; it becomes part of the meeting once it sends JOIN.
+    public mutating func accept(
+        _ connection: SignalingConnectionID,
+        identity: AttendeeIdentity,
+        now: ClockReading
+    ) -> [MeetingSignalingOutput] {
+        if ended { return [.close(connection, code: SignalingCloseCode.meetingEnded)] }
+        connections[connection] = Connection(identity: identity, lastActivity: now.monotonic)
+        return []
+    }
+
+    /// Handles one decoded frame from a registered socket.
+    public mutating func receive(
+        _ frame: SdkSignalFrame,
+        from connection: SignalingConnectionID,
+        now: ClockReading
+    ) -> [MeetingSignalingOutput] {
+        guard var state = connections[connection] else { return [] }
+        state.lastActivity = now.monotonic
+        connections[connection] = state
+        switch frame.type {
+        case .pingPong:
+            guard frame.hasPingPong, frame.pingPong.type == .ping else { return [] }
+            var pong = SdkPingPongFrame()
+            pong.type = .pong
+            pong.pingID = frame.pingPong.pingID
+            var reply = makeFrame(.pingPong, now: now)
+            reply.pingPong = pong
+            return [.send([connection], reply)]
+        case .join:
+            return join(connection, frame: frame, now: now)
+        case .leave:
+            return leave(connection, now: now)
+        case .audioControl:
+            guard state.joined, frame.hasAudioControl else { return notJoinedWarning(connection, state, now) }
+            return setMuted(state.identity.attendeeId, frame.audioControl.muted, now: now)
+        case .dataMessage:
+            guard state.joined else { return notJoinedWarning(connection, state, now) }
+            return dataMessages(frame.dataMessage.messages, from: connection, sender: state.identity, now: now)
+        case .clientMetric, .meetingSessionTiming:
+            return []
+        case .subscribe:
+            return [.send([connection], notification(
+                .warning, "this server does not serve media yet; SUBSCRIBE is ignored", now: now))]
+        default:
+            return [.send([connection], notification(
+                .warning, "frame type \(frame.type) is not handled by this server", now: now))]
+        }
+    }
+
+    /// Reports a frame that could not be decoded: the sender gets an error frame and the socket stays open.
+    public mutating func receiveMalformed(
+        from connection: SignalingConnectionID,
+        reason: String,
+        now: ClockReading
+    ) -> [MeetingSignalingOutput] {
+        guard connections[connection] != nil else { return [] }
+        connections[connection]?.lastActivity = now.monotonic
+        var frame = notification(.error, "malformed frame rejected: \(reason)", now: now)
+        var error = SdkErrorFrame()
+        error.status = 400
+        error.description_p = "malformed frame: \(reason)"
+        frame.error = error
+        return [.send([connection], frame)]
+    }
+
+    /// Handles the end of a socket, however it ended.
+    public mutating func disconnected(
+        _ connection: SignalingConnectionID,
+        now: ClockReading
+    ) -> [MeetingSignalingOutput] {
+        guard let state = connections.removeValue(forKey: connection) else { return [] }
+        let attendeeId = state.identity.attendeeId
+        guard state.joined, !state.left, var participant = participants[attendeeId],
+              participant.connection == connection else { return [] }
+        participant.connection = nil
+        participant.dropDeadline = now.monotonic + configuration.dropGrace
+        participants[attendeeId] = participant
+        return []
+    }
+
+    /// Runs timers: drops attendees whose reconnect grace ended and closes idle sockets.
+    public mutating func tick(now: ClockReading) -> [MeetingSignalingOutput] {
+        var outputs: [MeetingSignalingOutput] = []
+        for (attendeeId, participant) in participants {
+            guard let deadline = participant.dropDeadline, deadline <= now.monotonic else { continue }
+            participants[attendeeId] = nil
+            outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: true)], now: now)
+        }
+        for (connection, state) in connections where state.lastActivity + configuration.idleTimeout <= now.monotonic {
+            outputs.append(.close(connection, code: SignalingCloseCode.idle))
+            outputs += disconnected(connection, now: now)
+        }
+        buffer.removeExpired(now: now.monotonic)
+        return outputs
+    }
+
+    /// Ends the meeting (DeleteMeeting): everyone is told `AUDIO_STATUS 410`, then every socket is closed.
+    public mutating func endMeeting(now: ClockReading) -> [MeetingSignalingOutput] {
+        ended = true
+        let all = Array(connections.keys)
+        var outputs: [MeetingSignalingOutput] = []
+        if !all.isEmpty { outputs.append(.send(all, audioStatus(410, now: now))) }
+        outputs += all.map { .close($0, code: SignalingCloseCode.meetingEnded) }
+        connections.removeAll()
+        participants.removeAll()
+        return outputs
+    }
+
+    /// Removes one attendee (DeleteAttendee): its sockets get `AUDIO_STATUS 411` and are closed, others see it leave.
+    public mutating func removeAttendee(_ attendeeId: String, now: ClockReading) -> [MeetingSignalingOutput] {
+        var outputs: [MeetingSignalingOutput] = []
+        // The content-share session of an attendee goes with it.
+        for id in [attendeeId, attendeeId + "#content"] {
+            let sockets = connections.filter { $0.value.identity.attendeeId == id }.map(\.key)
+            if !sockets.isEmpty { outputs.append(.send(sockets, audioStatus(411, now: now))) }
+            for socket in sockets {
+                connections[socket] = nil
+                outputs.append(.close(socket, code: SignalingCloseCode.attendeeRemoved))
+            }
+            if let participant = participants.removeValue(forKey: id) {
+                outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: false)], now: now)
+            }
+        }
+        return outputs
+    }
+
+    // MARK: - JOIN and LEAVE
+
+    private mutating func join(
+        _ connection: SignalingConnectionID,
+        frame: SdkSignalFrame,
+        now: ClockReading
+    ) -> [MeetingSignalingOutput] {
+        guard var state = connections[connection], !state.joined else { return [] }
+        state.joined = true
+        connections[connection] = state
+        let identity = state.identity
+        let audioSessionId = frame.hasJoin ? frame.join.audioSessionID : 0
+        var outputs: [MeetingSignalingOutput] = []
+        var retiredStreamId: UInt32?
+        var muted = false
+
+        if let previous = participants[identity.attendeeId] {
+            // A reconnect (same audio session) or a second device (another one) replaces the old socket.
+            retiredStreamId = previous.streamId
+            muted = previous.muted
+            if let old = previous.connection, old != connection {
+                if previous.audioSessionId != audioSessionId {
+                    outputs.append(.send([old], audioStatus(301, now: now)))
+                }
+                connections[old] = nil
+                outputs.append(.close(old, code: SignalingCloseCode.replaced))
+            }
+        }
+        let participant = Participant(
+            identity: identity,
+            streamId: allocateStreamId(),
+            muted: muted,
+            audioSessionId: audioSessionId,
+            connection: connection,
+            dropDeadline: nil
+        )
+        participants[identity.attendeeId] = participant
+
+        var joinAck = SdkJoinAckFrame()
+        joinAck.videoSubscriptionLimit = 25
+        joinAck.wantsCompressedSdp = false
+        joinAck.defaultServerSideNetworkAdaption = .default
+        var ack = makeFrame(.joinAck, now: now)
+        ack.joinack = joinAck
+        outputs.append(.send([connection], ack))
+
+        var index = SdkIndexFrame()
+        index.atCapacity = false
+        index.numParticipants = UInt32(participants.count)
+        var indexFrame = makeFrame(.index, now: now)
+        indexFrame.index = index
+        outputs.append(.send([connection], indexFrame))
+
+        // The joiner gets the complete roster; everybody else only the news.
+        let roster = participants.values.sorted { $0.streamId < $1.streamId }.map(presentEntry)
+        outputs.append(.send([connection], rosterFrame(roster, now: now)))
+        var news = [presentEntry(participant)]
+        if let retiredStreamId { news.append(leaveEntry(retiredStreamId, dropped: false)) }
+        outputs += broadcast(roster: news, now: now, excluding: connection)
+
+        let replay = buffer.liveMessages(now: now.monotonic)
+        if !replay.isEmpty {
+            var batch = SdkDataMessageFrame()
+            batch.messages = replay
+            var frame = makeFrame(.dataMessage, now: now)
+            frame.dataMessage = batch
+            outputs.append(.send([connection], frame))
+        }
+        return outputs
+    }
+
+    private mutating func leave(_ connection: SignalingConnectionID, now: ClockReading) -> [MeetingSignalingOutput] {
+        guard var state = connections[connection] else { return [] }
+        var outputs: [MeetingSignalingOutput] = []
+        if state.joined, !state.left, let participant = participants[state.identity.attendeeId],
+           participant.connection == connection {
+            participants[state.identity.attendeeId] = nil
+            outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: false)], now: now,
+                                 excluding: connection)
+        }
+        state.left = true
+        connections[connection] = state
+        var ack = makeFrame(.leaveAck, now: now)
+        ack.leaveAck = SdkLeaveAckFrame()
+        outputs.append(.send([connection], ack))
+        return outputs
+    }
+
+    // MARK: - Mute and data messages
+
+    private mutating func setMuted(_ attendeeId: String, _ muted: Bool, now: ClockReading) -> [MeetingSignalingOutput] {
+        guard var participant = participants[attendeeId], participant.muted != muted else { return [] }
+        participant.muted = muted
+        participants[attendeeId] = participant
+        var entry = SdkAudioStreamIdInfo()
+        entry.audioStreamID = participant.streamId
+        entry.muted = muted
+        return broadcast(roster: [entry], now: now)
+    }
+
+    private mutating func dataMessages(
+        _ payloads: [SdkDataMessagePayload],
+        from connection: SignalingConnectionID,
+        sender: AttendeeIdentity,
+        now: ClockReading
+    ) -> [MeetingSignalingOutput] {
+        var outputs: [MeetingSignalingOutput] = []
+        var delivered: [SdkDataMessagePayload] = []
+        var throttled: [SdkDataMessagePayload] = []
+        for payload in payloads {
+            if let problem = problem(with: payload) {
+                outputs.append(.send([connection], notification(.warning, "data message rejected: \(problem)",
+                                                                  now: now)))
+                continue
+            }
+            var stamped = payload
+            stamped.senderAttendeeID = sender.attendeeId
+            stamped.senderExternalUserID = sender.externalUserId
+            guard throttle.take(now: now.monotonic) else {
+                stamped.clearIngestTimeNs()
+                throttled.append(stamped)
+                continue
+            }
+            // Ingest times are strictly increasing even if the wall clock steps back.
+            lastIngestNanoseconds = max(lastIngestNanoseconds + 1, now.unixNanoseconds)
+            stamped.ingestTimeNs = lastIngestNanoseconds
+            if stamped.lifetimeMs > 0 {
+                buffer.store(stamped, lifetime: .milliseconds(Int64(stamped.lifetimeMs)), now: now.monotonic)
+            }
+            delivered.append(stamped)
+        }
+        if !delivered.isEmpty {
+            let others = joinedConnections(excluding: connection)
+            if !others.isEmpty { outputs.append(.send(others, dataFrame(delivered, now: now))) }
+        }
+        if !throttled.isEmpty { outputs.append(.send([connection], dataFrame(throttled, now: now))) }
+        return outputs
+    }
+
+    private func problem(with payload: SdkDataMessagePayload) -> String? {
+        if !DataMessageTopic.isValid(payload.topic) {
+            return "topic \"\(payload.topic.prefix(64))\" must match ^[a-zA-Z0-9_-]{1,36}$"
+        }
+        if payload.data.count > configuration.maximumPayloadBytes {
+            return "payload of \(payload.data.count) bytes exceeds \(configuration.maximumPayloadBytes) bytes"
+        }
+        return nil
+    }
+
+    // MARK: - Frame building
+
+    private mutating func allocateStreamId() -> UInt32 {
+        defer { nextStreamId &+= 1 }
+        return nextStreamId
+    }
+
+    private func joinedConnections(excluding excluded: SignalingConnectionID? = nil) -> [SignalingConnectionID] {
+        connections.filter { $0.value.joined && !$0.value.left && $0.key != excluded }.map(\.key).sorted()
+    }
+
+    private func broadcast(
+        roster entries: [SdkAudioStreamIdInfo],
+        now: ClockReading,
+        excluding excluded: SignalingConnectionID? = nil
+    ) -> [MeetingSignalingOutput] {
+        let targets = joinedConnections(excluding: excluded)
+        return targets.isEmpty ? [] : [.send(targets, rosterFrame(entries, now: now))]
+    }
+
+    private func presentEntry(_ participant: Participant) -> SdkAudioStreamIdInfo {
+        var entry = SdkAudioStreamIdInfo()
+        entry.audioStreamID = participant.streamId
+        entry.attendeeID = participant.identity.attendeeId
+        entry.externalUserID = participant.identity.externalUserId
+        entry.muted = participant.muted
+        return entry
+    }
+
+    private func leaveEntry(_ streamId: UInt32, dropped: Bool) -> SdkAudioStreamIdInfo {
+        var entry = SdkAudioStreamIdInfo()
+        entry.audioStreamID = streamId
+        if dropped { entry.dropped = true }
+        return entry
+    }
+
+    private func rosterFrame(_ entries: [SdkAudioStreamIdInfo], now: ClockReading) -> SdkSignalFrame {
+        var info = SdkAudioStreamIdInfoFrame()
+        info.streams = entries
+        var frame = makeFrame(.audioStreamIDInfo, now: now)
+        frame.audioStreamIDInfo = info
+        return frame
+    }
+
+    private func dataFrame(_ payloads: [SdkDataMessagePayload], now: ClockReading) -> SdkSignalFrame {
+        var batch = SdkDataMessageFrame()
+        batch.messages = payloads
+        var frame = makeFrame(.dataMessage, now: now)
+        frame.dataMessage = batch
+        return frame
+    }
+
+    private func audioStatus(_ status: UInt32, now: ClockReading) -> SdkSignalFrame {
+        var body = SdkAudioStatusFrame()
+        body.audioStatus = status
+        var frame = makeFrame(.audioStatus, now: now)
+        frame.audioStatus = body
+        return frame
+    }
+
+    private func notification(
+        _ level: SdkNotificationFrame.NotificationLevel,
+        _ message: String,
+        now: ClockReading
+    ) -> SdkSignalFrame {
+        var body = SdkNotificationFrame()
+        body.level = level
+        body.message = message
+        var frame = makeFrame(.notification, now: now)
+        frame.notification = body
+        return frame
+    }
+
+    private func notJoinedWarning(
+        _ connection: SignalingConnectionID,
+        _ state: Connection,
+        _ now: ClockReading
+    ) -> [MeetingSignalingOutput] {
+        [.send([connection], notification(.warning, state.joined ? "frame without its payload ignored"
+                                                                 : "send JOIN first", now: now))]
+    }
+
+    private func makeFrame(_ type: SdkSignalFrame.TypeEnum, now: ClockReading) -> SdkSignalFrame {
+        var frame = SdkSignalFrame()
+        frame.timestampMs = now.unixMilliseconds
+        frame.type = type
+        return frame
+    }
+}

@@ -1,0 +1,19 @@
+/// WebSocket close codes the server uses, chosen to match how Chime clients react (`signaling.md` §1.7).
+public enum SignalingCloseCode {
+    /// Normal closure.
+    public static let normal: UInt16 = 1000
+    /// The join token is missing, forged or no longer valid: permanent rejection.
+    public static let unauthorized: UInt16 = 4401
+    /// The socket sent nothing for too long.
+    public static let idle: UInt16 = 4408
+    /// The meeting has ended or does not exist.
+    public static let meetingEnded: UInt16 = 4410
+    /// The attendee was deleted.
+    public static let attendeeRemoved: UInt16 = 4411
+    /// A newer socket of the same attendee took over.
+    public static let replaced: UInt16 = 4409
+    /// Transient server trouble: clients retry.
+    public static let serverError: UInt16 = 4500
+    /// The server is shutting down: clients retry (and find it again after a restart).
+    public static let shuttingDown: UInt16 = 4503
+}

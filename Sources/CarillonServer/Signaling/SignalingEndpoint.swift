@@ -1,0 +1,104 @@
+import CarillonProtocol
+import HummingbirdWebSocket
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOWebSocket
+
+/// Serves Chime-style signaling WebSockets (`/control/<MeetingId>`): authenticates each socket, then shuttles frames
+/// between it and its meeting's ``MeetingRoom``.
+///
+/// Threading: one task per socket reads and decodes; a second task writes what the meeting sends. The meeting's state
+/// is only touched on its own event loop (see ``MeetingRoom``).
+public struct SignalingEndpoint: Sendable {
+    /// The sub-protocol the server selects; the join token is the other one the client offers.
+    public static let subProtocol = "_aws_wt_session"
+    /// Largest WebSocket message accepted from a client.
+    public static let maximumMessageSize = 256 * 1024
+
+    private let rooms: MeetingRooms
+    private let authenticator: any SignalingAuthenticator
+    private let connectionCounter = NIOLockedValueBox<UInt64>(0)
+    private let logger: Logger
+
+    /// Creates the endpoint over a room directory and an authenticator.
+    public init(rooms: MeetingRooms, authenticator: any SignalingAuthenticator, logger: Logger) {
+        self.rooms = rooms
+        self.authenticator = authenticator
+        self.logger = logger
+    }
+
+    /// The join token among the offered sub-protocols: the first value that is not `_aws_wt_session`.
+    public static func joinToken(fromOffered header: String?) -> String? {
+        guard let header else { return nil }
+        return header.split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { !$0.isEmpty && $0 != subProtocol }
+    }
+
+    /// Runs one socket until it ends.
+    public func serve(
+        inbound: WebSocketInboundStream,
+        outbound: WebSocketOutboundWriter,
+        meetingId: String,
+        offeredProtocols: String?
+    ) async {
+        let connection = SignalingConnectionID(connectionCounter.withLockedValue { value in
+            value += 1
+            return value
+        })
+        var logger = self.logger
+        logger[metadataKey: "socket"] = "\(connection)"
+        logger[metadataKey: "meeting"] = "\(meetingId)"
+
+        let identity: AttendeeIdentity
+        switch await authenticator.authenticate(meetingId: meetingId, joinToken: Self.joinToken(fromOffered: offeredProtocols)) {
+        case .accepted(let accepted):
+            identity = accepted
+        case .rejected(let code, let reason):
+            logger.info("signaling refused: \(reason)")
+            // Chime clients understand close codes only once they wait for JOIN_ACK, so let the JOIN arrive first.
+            var messages = inbound.messages(maxSize: Self.maximumMessageSize).makeAsyncIterator()
+            _ = try? await messages.next()
+            try? await outbound.close(.unknown(code), reason: reason)
+            return
+        }
+        logger.debug("signaling socket opened for attendee \(identity.attendeeId)")
+
+        let (stream, sink) = AsyncStream.makeStream(of: SignalingOutbound.self, bufferingPolicy: .unbounded)
+        let room = rooms.room(for: meetingId)
+        room.attach(connection, identity: identity, sink: sink)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await item in stream {
+                    switch item {
+                    case .message(let buffer):
+                        do { try await outbound.write(.binary(buffer)) } catch { return }
+                    case .close(let code):
+                        try? await outbound.close(.unknown(code), reason: nil)
+                        return
+                    }
+                }
+            }
+            do {
+                for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
+                    switch message {
+                    case .binary(let buffer):
+                        do {
+                            room.receive(try SignalFrameCodec.decode(buffer.readableBytesView), from: connection)
+                        } catch {
+                            room.receiveMalformed(from: connection, reason: "\(error)")
+                        }
+                    case .text:
+                        room.receiveMalformed(from: connection, reason: "text messages are not part of the protocol")
+                    }
+                }
+            } catch {
+                logger.debug("signaling socket failed: \(error)")
+            }
+            room.detach(connection)
+            await group.waitForAll()
+        }
+        logger.debug("signaling socket closed")
+    }
+}

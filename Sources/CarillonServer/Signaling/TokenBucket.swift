@@ -1,0 +1,33 @@
+import NIOCore
+
+/// A token bucket rate limiter (sans-IO): `capacity` tokens, refilled continuously at `refillPerSecond`.
+///
+/// The data-message throttle of a meeting is one of these (burst 200, 100 messages per second).
+public struct TokenBucket: Sendable {
+    /// Largest number of tokens the bucket holds (the burst size).
+    public let capacity: Double
+    /// Tokens added per second.
+    public let refillPerSecond: Double
+    private var tokens: Double
+    private var lastRefill: NIODeadline?
+
+    /// Creates a full bucket.
+    public init(capacity: Double, refillPerSecond: Double) {
+        precondition(capacity >= 1 && refillPerSecond > 0, "a token bucket needs room for one token and a refill rate")
+        self.capacity = capacity
+        self.refillPerSecond = refillPerSecond
+        self.tokens = capacity
+    }
+
+    /// Takes one token if there is one; returns whether it was granted.
+    public mutating func take(now: NIODeadline) -> Bool {
+        if let lastRefill, now > lastRefill {
+            let elapsed = Double((now - lastRefill).nanoseconds) / 1_000_000_000
+            tokens = min(capacity, tokens + elapsed * refillPerSecond)
+        }
+        if lastRefill.map({ now > $0 }) ?? true { lastRefill = now }
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+}

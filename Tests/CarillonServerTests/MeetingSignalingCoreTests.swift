@@ -1,0 +1,298 @@
+import CarillonProtocol
+import Foundation
+import NIOCore
+import Testing
+
+@testable import CarillonServer
+
+/// Drives the meeting core with made-up clock readings and checks what it asks the shell to do.
+@Suite struct MeetingSignalingCoreTests {
+    let start = ClockReading(monotonic: NIODeadline.uptimeNanoseconds(1_000_000_000), unixNanoseconds: 1_700_000_000_000_000_000)
+    let alice = AttendeeIdentity(attendeeId: "a-1", externalUserId: "alice")
+    let bob = AttendeeIdentity(attendeeId: "b-2", externalUserId: "bob")
+    let carol = AttendeeIdentity(attendeeId: "c-3", externalUserId: "carol")
+    let c1 = SignalingConnectionID(1), c2 = SignalingConnectionID(2), c3 = SignalingConnectionID(3)
+
+    func frame(_ type: SdkSignalFrame.TypeEnum, _ build: (inout SdkSignalFrame) -> Void = { _ in }) -> SdkSignalFrame {
+        var frame = SdkSignalFrame()
+        frame.timestampMs = 1
+        frame.type = type
+        build(&frame)
+        return frame
+    }
+
+    func join(audioSessionId: UInt64 = 7) -> SdkSignalFrame {
+        frame(.join) { $0.join.audioSessionID = audioSessionId; $0.join.protocolVersion = 2 }
+    }
+
+    func dataMessage(topic: String = "chat", bytes: Int = 5, lifetimeMs: UInt32 = 0) -> SdkSignalFrame {
+        frame(.dataMessage) {
+            var payload = SdkDataMessagePayload()
+            payload.topic = topic
+            payload.data = Data(repeating: 65, count: bytes)
+            if lifetimeMs > 0 { payload.lifetimeMs = lifetimeMs }
+            $0.dataMessage.messages = [payload]
+        }
+    }
+
+    /// Frames sent to `connection`, in order.
+    func sent(_ outputs: [MeetingSignalingOutput], to connection: SignalingConnectionID) -> [SdkSignalFrame] {
+        outputs.compactMap {
+            if case .send(let targets, let frame) = $0, targets.contains(connection) { return frame }
+            return nil
+        }
+    }
+
+    func closes(_ outputs: [MeetingSignalingOutput]) -> [(SignalingConnectionID, UInt16)] {
+        outputs.compactMap {
+            if case .close(let connection, let code) = $0 { return (connection, code) }
+            return nil
+        }
+    }
+
+    func joined(_ core: inout MeetingSignalingCore, _ connection: SignalingConnectionID, _ who: AttendeeIdentity,
+                session: UInt64 = 7, at now: ClockReading? = nil) -> [MeetingSignalingOutput] {
+        let now = now ?? start
+        _ = core.accept(connection, identity: who, now: now)
+        return core.receive(join(audioSessionId: session), from: connection, now: now)
+    }
+
+    @Test func joinAnswersAckIndexAndFullRosterInThatOrder() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        let outputs = joined(&core, c2, bob)
+        let toBob = sent(outputs, to: c2)
+        #expect(toBob.map(\.type) == [.joinAck, .index, .audioStreamIDInfo])
+        #expect(toBob[0].joinack.hasDefaultServerSideNetworkAdaption)
+        #expect(toBob[1].index.numParticipants == 2)
+        let roster = toBob[2].audioStreamIDInfo.streams
+        #expect(roster.map(\.attendeeID) == ["a-1", "b-2"])
+        #expect(roster.allSatisfy { $0.hasMuted && !$0.muted })
+        #expect(toBob.allSatisfy { $0.timestampMs == start.unixMilliseconds })
+        // Alice hears only about Bob.
+        let toAlice = sent(outputs, to: c1)
+        #expect(toAlice.count == 1)
+        #expect(toAlice[0].audioStreamIDInfo.streams.map(\.attendeeID) == ["b-2"])
+        #expect(toAlice[0].audioStreamIDInfo.streams[0].externalUserID == "bob")
+    }
+
+    @Test func pingIsAnsweredWithTheSameId() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = core.accept(c1, identity: alice, now: start)
+        let outputs = core.receive(frame(.pingPong) { $0.pingPong.type = .ping; $0.pingPong.pingID = 41 }, from: c1, now: start)
+        let pong = sent(outputs, to: c1)
+        #expect(pong.count == 1)
+        #expect(pong[0].pingPong.type == .pong)
+        #expect(pong[0].pingPong.pingID == 41)
+    }
+
+    @Test func muteIsBroadcastOnlyOnChange() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        let mute = frame(.audioControl) { $0.audioControl.muted = true }
+        let first = core.receive(mute, from: c1, now: start)
+        let entry = sent(first, to: c2).first?.audioStreamIDInfo.streams.first
+        #expect(entry?.hasMuted == true && entry?.muted == true)
+        #expect(entry?.hasAttendeeID == false)
+        #expect(sent(first, to: c1).count == 1)
+        #expect(core.receive(mute, from: c1, now: start).isEmpty)
+    }
+
+    @Test func leaveIsAnnouncedAsCleanAndAcknowledged() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        let outputs = core.receive(frame(.leave), from: c2, now: start)
+        #expect(sent(outputs, to: c2).map(\.type) == [.leaveAck])
+        let leave = sent(outputs, to: c1).first?.audioStreamIDInfo.streams.first
+        #expect(leave?.audioStreamID == 2)
+        #expect(leave?.hasAttendeeID == false)
+        #expect(leave?.hasDropped == false)
+        // The socket closing afterwards is not a drop.
+        _ = core.disconnected(c2, now: start)
+        #expect(core.tick(now: start.advanced(by: .seconds(60))).allSatisfy {
+            if case .send(_, let frame) = $0 { return frame.type != .audioStreamIDInfo }
+            return true
+        })
+        #expect(core.presentAttendeeIds == ["a-1"])
+    }
+
+    @Test func vanishedSocketIsReportedDroppedAfterTheGrace() {
+        var configuration = MeetingSignalingCore.Configuration()
+        configuration.dropGrace = .seconds(2)
+        var core = MeetingSignalingCore(meetingId: "m", configuration: configuration)
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        #expect(core.disconnected(c2, now: start).isEmpty)
+        #expect(core.nextDeadline == start.monotonic + .seconds(2))
+        #expect(sent(core.tick(now: start.advanced(by: .seconds(1))), to: c1).isEmpty)
+        let later = core.tick(now: start.advanced(by: .seconds(2)))
+        let drop = sent(later, to: c1).first?.audioStreamIDInfo.streams.first
+        #expect(drop?.audioStreamID == 2)
+        #expect(drop?.dropped == true)
+        #expect(core.presentAttendeeIds == ["a-1"])
+    }
+
+    @Test func reconnectWithinGraceMovesToANewStreamIdWithoutADrop() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob, session: 99)
+        _ = core.disconnected(c2, now: start)
+        let outputs = joined(&core, c3, bob, session: 99, at: start.advanced(by: .seconds(1)))
+        let news = sent(outputs, to: c1).first?.audioStreamIDInfo.streams ?? []
+        // New id announced before the old one is retired.
+        #expect(news.map(\.audioStreamID) == [3, 2])
+        #expect(news[0].attendeeID == "b-2")
+        #expect(news[1].hasDropped == false && !news[1].hasAttendeeID)
+        #expect(core.tick(now: start.advanced(by: .seconds(30))).isEmpty)
+        #expect(core.presentAttendeeIds == ["a-1", "b-2"])
+    }
+
+    @Test func secondDeviceGetsTheOldSocketStatus301AndClosed() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice, session: 1)
+        let outputs = joined(&core, c2, alice, session: 2)
+        let toOld = sent(outputs, to: c1)
+        #expect(toOld.first?.type == .audioStatus)
+        #expect(toOld.first?.audioStatus.audioStatus == 301)
+        #expect(closes(outputs).map(\.0) == [c1])
+    }
+
+    @Test func dataMessagesAreStampedAndFannedOutToOthersOnly() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        _ = joined(&core, c3, carol)
+        let outputs = core.receive(dataMessage(), from: c1, now: start)
+        #expect(sent(outputs, to: c1).isEmpty)
+        for other in [c2, c3] {
+            let message = sent(outputs, to: other).first?.dataMessage.messages.first
+            #expect(message?.senderAttendeeID == "a-1")
+            #expect(message?.senderExternalUserID == "alice")
+            #expect(message?.ingestTimeNs == start.unixNanoseconds)
+            #expect(message?.topic == "chat")
+        }
+    }
+
+    @Test func ingestTimesStrictlyIncreaseEvenWhenTheWallClockStandsStill() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        let first = sent(core.receive(dataMessage(), from: c1, now: start), to: c2)[0].dataMessage.messages[0]
+        let second = sent(core.receive(dataMessage(), from: c1, now: start), to: c2)[0].dataMessage.messages[0]
+        #expect(second.ingestTimeNs > first.ingestTimeNs)
+    }
+
+    @Test func throttledMessagesGoBackToTheSenderWithoutIngestTime() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        var delivered = 0, bounced = 0
+        for _ in 0..<250 {
+            let outputs = core.receive(dataMessage(), from: c1, now: start)
+            delivered += sent(outputs, to: c2).count
+            for frame in sent(outputs, to: c1) {
+                #expect(frame.dataMessage.messages.allSatisfy { !$0.hasIngestTimeNs && $0.senderAttendeeID == "a-1" })
+                bounced += frame.dataMessage.messages.count
+            }
+        }
+        #expect(delivered == 200)
+        #expect(bounced == 50)
+        // A tenth of a second later ten more tokens are back.
+        let later = start.advanced(by: .milliseconds(100))
+        var afterRefill = 0
+        for _ in 0..<20 { afterRefill += sent(core.receive(dataMessage(), from: c1, now: later), to: c2).count }
+        #expect(afterRefill == 10)
+    }
+
+    @Test func invalidDataMessagesAreRejectedWithAWarningAndNotDelivered() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        for bad in [dataMessage(topic: "no spaces"), dataMessage(topic: String(repeating: "t", count: 37)),
+                    dataMessage(topic: ""), dataMessage(bytes: 2049)] {
+            let outputs = core.receive(bad, from: c1, now: start)
+            #expect(sent(outputs, to: c2).isEmpty)
+            let warning = sent(outputs, to: c1).first
+            #expect(warning?.type == .notification)
+            #expect(warning?.notification.level == .warning)
+            #expect(warning?.hasError == false)
+        }
+        #expect(sent(core.receive(dataMessage(bytes: 2048), from: c1, now: start), to: c2).count == 1)
+    }
+
+    @Test func storedMessagesAreReplayedToLateJoinersUntilTheyExpire() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = core.receive(dataMessage(topic: "kept", lifetimeMs: 10_000), from: c1, now: start)
+        _ = core.receive(dataMessage(topic: "notkept"), from: c1, now: start)
+        let late = joined(&core, c2, bob, at: start.advanced(by: .seconds(5)))
+        let replay = sent(late, to: c2).last
+        #expect(replay?.type == .dataMessage)
+        #expect(replay?.dataMessage.messages.map(\.topic) == ["kept"])
+        #expect(replay?.dataMessage.messages.first?.senderAttendeeID == "a-1")
+        let tooLate = joined(&core, c3, carol, at: start.advanced(by: .seconds(11)))
+        #expect(sent(tooLate, to: c3).allSatisfy { $0.type != .dataMessage })
+    }
+
+    @Test func malformedFrameGetsAnErrorFrameAndTheSocketStaysOpen() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        let outputs = core.receiveMalformed(from: c1, reason: "garbage", now: start)
+        #expect(sent(outputs, to: c1).first?.error.status == 400)
+        #expect(closes(outputs).isEmpty)
+        #expect(sent(core.receive(dataMessage(), from: c1, now: start), to: c1).isEmpty)
+    }
+
+    @Test func framesBeforeJoinAreRefusedWithAWarning() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = core.accept(c2, identity: bob, now: start)
+        let outputs = core.receive(dataMessage(), from: c2, now: start)
+        #expect(sent(outputs, to: c1).isEmpty)
+        #expect(sent(outputs, to: c2).first?.notification.level == .warning)
+    }
+
+    @Test func endingTheMeetingSendsStatus410ThenClosesEverySocket() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        let outputs = core.endMeeting(now: start)
+        guard case .send(let targets, let frame) = outputs.first else {
+            Issue.record("expected a frame first")
+            return
+        }
+        #expect(Set(targets) == [c1, c2])
+        #expect(frame.audioStatus.audioStatus == 410)
+        #expect(Set(closes(outputs).map(\.0)) == [c1, c2])
+        #expect(closes(outputs).allSatisfy { $0.1 == SignalingCloseCode.meetingEnded })
+        #expect(closes(core.accept(c3, identity: carol, now: start)).map(\.1) == [SignalingCloseCode.meetingEnded])
+    }
+
+    @Test func removingAnAttendeeSends411ClosesItAndTellsOthers() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        let outputs = core.removeAttendee("b-2", now: start)
+        #expect(sent(outputs, to: c2).first?.audioStatus.audioStatus == 411)
+        #expect(closes(outputs).map(\.0) == [c2])
+        #expect(sent(outputs, to: c1).first?.audioStreamIDInfo.streams.first?.audioStreamID == 2)
+        #expect(core.presentAttendeeIds == ["a-1"])
+    }
+
+    @Test func silentSocketsAreClosedAfterTheIdleTimeout() {
+        var configuration = MeetingSignalingCore.Configuration()
+        configuration.idleTimeout = .seconds(40)
+        configuration.dropGrace = .seconds(5)
+        var core = MeetingSignalingCore(meetingId: "m", configuration: configuration)
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        _ = core.receive(frame(.pingPong) { $0.pingPong.type = .ping; $0.pingPong.pingID = 1 }, from: c1,
+                         now: start.advanced(by: .seconds(30)))
+        let outputs = core.tick(now: start.advanced(by: .seconds(40)))
+        #expect(closes(outputs).map(\.0) == [c2])
+        let dropped = sent(core.tick(now: start.advanced(by: .seconds(45))), to: c1).first?.audioStreamIDInfo.streams
+        #expect(dropped?.first?.dropped == true)
+    }
+}

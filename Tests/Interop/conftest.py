@@ -1,0 +1,81 @@
+"""Starts a real `carillon serve` on 127.0.0.1 for the interop tests and hands out boto3 clients."""
+import os
+import re
+import subprocess
+import tempfile
+import threading
+import time
+
+import boto3
+import pytest
+from botocore.config import Config
+
+ACCESS_KEY_ID = "AKIAINTEROPTEST00001"
+SECRET_ACCESS_KEY = "interop-secret-key-0123456789abcdefghijkl"
+
+
+class RunningServer:
+    def __init__(self, process, endpoint, data_dir):
+        self.process = process
+        self.endpoint = endpoint
+        self.data_dir = data_dir
+        self.output = []
+
+
+def start_server(data_dir, port=0):
+    binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
+    env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY)
+    process = subprocess.Popen(
+        [binary, "serve", "--data-dir", data_dir, "--host", "127.0.0.1", "--port", str(port), "--media-port", "40000"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )
+    deadline = time.monotonic() + 30
+    lines = []
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        match = re.search(r"carillon ready endpoint=(\S+)", line)
+        if match:
+            server = RunningServer(process, match.group(1), data_dir)
+            server.output = lines
+            # Keep draining the pipe so the server never blocks on a full stdout.
+            threading.Thread(target=lambda: [server.output.append(l) for l in process.stdout], daemon=True).start()
+            return server
+    process.kill()
+    raise RuntimeError("carillon serve did not become ready:\n" + "".join(lines))
+
+
+def stop_server(server):
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        raise
+
+
+@pytest.fixture(scope="session")
+def server():
+    with tempfile.TemporaryDirectory(prefix="carillon-interop-") as data_dir:
+        running = start_server(data_dir)
+        yield running
+        stop_server(running)
+        assert running.process.returncode == 0, "server did not shut down cleanly:\n" + "".join(running.output)
+
+
+def make_client(endpoint, key_id=ACCESS_KEY_ID, secret=SECRET_ACCESS_KEY, region="us-east-1", retries=0):
+    return boto3.client(
+        "chime-sdk-meetings",
+        endpoint_url=endpoint,
+        region_name=region,
+        aws_access_key_id=key_id,
+        aws_secret_access_key=secret,
+        config=Config(retries={"max_attempts": retries, "mode": "standard"}),
+    )
+
+
+@pytest.fixture()
+def chime(server):
+    return make_client(server.endpoint)
