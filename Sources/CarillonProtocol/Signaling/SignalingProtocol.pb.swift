@@ -8,10 +8,12 @@
 // For information on using the generated types, please see the documentation:
 //   https://github.com/apple/swift-protobuf/
 
-/// Carillon's schema of the Chime-style signaling protocol, written from the message tables of
-/// shared/specs/signaling.md section 2. proto2: field presence matters on the wire (see section 1.4).
-/// No package statement, so the generated Swift types are named exactly like the messages.
-/// Regenerate the Swift code with scripts/generate-protos.sh after any change.
+// Chime-style signaling messages, written from the signaling wire specification (signaling.md, section 2).
+//
+// proto2 on purpose: field presence is part of the wire contract (signaling.md 1.4), e.g.
+// SdkAudioStreamIdInfo.muted present-but-false differs from absent.
+// No `package` statement, so the generated Swift types keep their plain names (SdkSignalFrame, ...).
+// Regenerate the Swift code with scripts/generate-protos.sh; check it with scripts/check-generated.sh.
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -30,7 +32,6 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-/// 2.3 JOIN and JOIN_ACK
 public nonisolated enum SdkJoinFlags: Int, SwiftProtobuf.Enum, Swift.CaseIterable {
   case hasStreamUpdate = 2
   case completeVideoSourcesList = 16
@@ -54,7 +55,6 @@ public nonisolated enum SdkServerSideNetworkAdaption: Int, SwiftProtobuf.Enum, S
 
 }
 
-/// 2.4 Streams, SUBSCRIBE and SUBSCRIBE_ACK
 public nonisolated enum SdkStreamServiceType: Int, SwiftProtobuf.Enum, Swift.CaseIterable {
   case rx = 1
   case tx = 2
@@ -87,7 +87,6 @@ public nonisolated enum SdkVideoQualityAdaptationPreference: Int, SwiftProtobuf.
 
 }
 
-/// 2.5 INDEX, PAUSE/RESUME, BITRATES
 public nonisolated enum SdkVideoCodecCapability: Int, SwiftProtobuf.Enum, Swift.CaseIterable {
   case vp8 = 1
   case h264BaselineProfile = 2
@@ -104,7 +103,6 @@ public nonisolated enum SdkVideoCodecCapability: Int, SwiftProtobuf.Enum, Swift.
 
 }
 
-/// 2.7 Ping
 public nonisolated enum SdkPingPongType: Int, SwiftProtobuf.Enum, Swift.CaseIterable {
   case ping = 1
   case pong = 2
@@ -115,7 +113,6 @@ public nonisolated enum SdkPingPongType: Int, SwiftProtobuf.Enum, Swift.CaseIter
 
 }
 
-/// 2.1 Envelope
 public nonisolated struct SdkSignalFrame: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -384,7 +381,6 @@ public nonisolated struct SdkSignalFrame: @unchecked Sendable {
   fileprivate var _storage = _StorageClass.defaultInstance
 }
 
-/// 2.2 Errors
 public nonisolated struct SdkErrorFrame: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1260,7 +1256,6 @@ public nonisolated struct SdkBitrateFrame: Sendable {
   fileprivate var _serverAvailableOutgoingBitrate: UInt32? = nil
 }
 
-/// 2.6 Audio frames
 public nonisolated struct SdkAudioControlFrame: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1470,7 +1465,6 @@ public nonisolated struct SdkPingPongFrame: Sendable {
   fileprivate var _pingID: UInt32? = nil
 }
 
-/// 2.8 Metrics
 public nonisolated struct SdkMetric: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1753,7 +1747,6 @@ public nonisolated struct SdkClientMetricFrame: Sendable {
   public init() {}
 }
 
-/// 2.9 Data messages
 public nonisolated struct SdkDataMessagePayload: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1837,7 +1830,6 @@ public nonisolated struct SdkDataMessageFrame: Sendable {
   public init() {}
 }
 
-/// 2.10 Transcription payloads (carried inside DATA_MESSAGE on topic aws:chime:transcription)
 public nonisolated struct SdkTranscriptItem: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -2283,7 +2275,6 @@ public nonisolated struct SdkTranscriptFrame: Sendable {
   public init() {}
 }
 
-/// 2.11 Remote video update, notification, replica promotion, timing
 public nonisolated struct SdkRemoteVideoUpdateFrame: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
