@@ -40,6 +40,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "CarillonRTC",
+            dependencies: [
+                "CCarillonOpenSSL",
+                "CarillonProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "CarillonServer",
             dependencies: [
                 "CarillonProtocol",
@@ -77,6 +86,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "CarillonProtocolTests", dependencies: ["CarillonProtocol"], swiftSettings: strict),
+        .testTarget(name: "CarillonRTCTests", dependencies: ["CarillonRTC"], swiftSettings: strict),
         .testTarget(name: "CarillonServerTests", dependencies: ["CarillonServer"], swiftSettings: strict),
         .testTarget(name: "CarillonTests", dependencies: ["Carillon"], swiftSettings: strict),
         .testTarget(
