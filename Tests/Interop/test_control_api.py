@@ -237,8 +237,8 @@ def test_get_and_delete_attendee(chime):
 
 def test_capability_updates(chime):
     meeting = new_meeting(chime)
-    a = chime.create_attendee(MeetingId=meeting["MeetingId"], ExternalUserId="a")["Attendee"]
-    b = chime.create_attendee(MeetingId=meeting["MeetingId"], ExternalUserId="b")["Attendee"]
+    a = chime.create_attendee(MeetingId=meeting["MeetingId"], ExternalUserId="user-a")["Attendee"]
+    b = chime.create_attendee(MeetingId=meeting["MeetingId"], ExternalUserId="user-b")["Attendee"]
     caps = {"Audio": "Receive", "Video": "Receive", "Content": "None"}
     updated = chime.update_attendee_capabilities(MeetingId=meeting["MeetingId"], AttendeeId=a["AttendeeId"], Capabilities=caps)
     assert updated["Attendee"]["Capabilities"] == caps

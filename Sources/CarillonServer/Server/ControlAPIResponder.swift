@@ -1,0 +1,67 @@
+import CarillonProtocol
+import Foundation
+import Hummingbird
+import HTTPTypes
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// The HTTP face of the control API: collects the body, checks the SigV4 signature, hands the request to
+/// ``ControlAPIHandler`` and writes its response.
+struct ControlAPIResponder: HTTPResponder {
+    typealias Context = BasicWebSocketRequestContext
+
+    let handler: ControlAPIHandler
+    let verifier: AccessKeyVerifier
+    let maximumBodyBytes: Int
+    let logger: Logger
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        var request = request
+        let target = request.head.path ?? "/"
+        let (path, query) = Self.split(target)
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: maximumBodyBytes)
+        } catch {
+            return Self.response(ControlAPIError.badRequest("request body exceeds \(maximumBodyBytes) bytes").render())
+        }
+        var headers: [(name: String, value: String)] = request.headers.map { ($0.name.canonicalName, $0.value) }
+        // HTTP/1 `Host` arrives as the request's authority; SigV4 signs it as the `host` header.
+        if let authority = request.head.authority { headers.append(("host", authority)) }
+        let bytes = Array(body.readableBytesView)
+        let signed = SigV4Request(method: request.method.rawValue, path: path, query: query, headers: headers, body: bytes)
+        switch verifier.authenticate(signed) {
+        case .failure(let error):
+            logger.info("control API request refused: \(error)")
+            return Self.response(ControlAPIError.forbidden("\(error)").render())
+        case .success(let accessKeyId):
+            let reply = await handler.handle(ControlAPIRequest(
+                method: request.method.rawValue,
+                rawPath: path,
+                rawQuery: query,
+                headers: headers,
+                body: bytes,
+                accessKeyId: accessKeyId
+            ))
+            return Self.response(reply)
+        }
+    }
+
+    static func split(_ target: String) -> (path: String, query: String) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, "") }
+        return (String(target[..<mark]), String(target[target.index(after: mark)...]))
+    }
+
+    static func response(_ reply: ControlAPIResponse) -> Response {
+        var fields = HTTPFields()
+        for (name, value) in reply.headers {
+            if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
+        }
+        return Response(
+            status: .init(code: reply.status),
+            headers: fields,
+            body: reply.body.isEmpty ? .init() : .init(byteBuffer: ByteBuffer(bytes: reply.body))
+        )
+    }
+}

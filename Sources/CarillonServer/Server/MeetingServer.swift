@@ -1,0 +1,153 @@
+import CarillonProtocol
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// The Carillon meeting service: the Chime SDK Meetings control API and Chime-style signaling on one TCP port.
+///
+/// Use it as a ServiceLifecycle `Service` (`carillon serve` runs it in a `ServiceGroup` that handles SIGINT and
+/// SIGTERM), or embed it: start ``run()`` in a task, await ``waitUntilReady()`` for the bound address, cancel the task
+/// or trigger graceful shutdown to stop. On shutdown every signaling socket is closed with code 4503, which Chime
+/// clients treat as "reconnect", so they come back by themselves when the server is up again.
+///
+/// Threading: all members are safe from any thread.
+public final class MeetingServer: Service, Sendable {
+    /// The configuration the server was created with.
+    public let configuration: ServerConfiguration
+    /// Persistent meetings and attendees.
+    public let store: SQLiteMeetingStore
+    /// Live meetings.
+    public let rooms: MeetingRooms
+    private let handler: ControlAPIHandler
+    private let placement: LocalMeetingPlacement
+    private let tokenSecret: JoinTokenSecret
+    private let logger: Logger
+    private let group: any EventLoopGroup
+    private let readiness = NIOLockedValueBox<ServerReadiness>(ServerReadiness())
+
+    /// Opens (or creates) the data directory and its database; does not listen yet.
+    public init(configuration: ServerConfiguration, logger: Logger, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws {
+        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        self.configuration = configuration
+        self.logger = logger
+        self.group = group
+        let store = try SQLiteMeetingStore(directory: configuration.dataDirectory)
+        self.store = store
+        self.tokenSecret = try await Self.loadTokenSecret(store)
+        let rooms = MeetingRooms(group: group, configuration: configuration.signaling, logger: logger)
+        self.rooms = rooms
+        let secret = tokenSecret
+        let placement = LocalMeetingPlacement(
+            host: configuration.advertisedHost,
+            httpPort: configuration.port,
+            mediaPort: configuration.mediaPort
+        )
+        self.placement = placement
+        self.handler = ControlAPIHandler(
+            store: store,
+            placement: placement,
+            accountId: configuration.accountId,
+            issueJoinToken: { meetingId, attendeeId in
+                JoinToken.issue(meetingId: meetingId, attendeeId: attendeeId, secret: secret)
+            },
+            lifecycle: LiveMeetingTerminator(rooms: rooms)
+        )
+    }
+
+    /// Serves until cancelled or until graceful shutdown is triggered.
+    public func run() async throws {
+        let endpoint = SignalingEndpoint(
+            rooms: rooms,
+            authenticator: StoreSignalingAuthenticator(store: store, secret: tokenSecret),
+            logger: logger
+        )
+        let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+        webSocketRouter.ws("control/:meetingId") { request, _ in
+            // Select `_aws_wt_session`: browsers abort a handshake whose offered sub-protocols were all ignored.
+            let offered = request.headers[.secWebSocketProtocol] ?? ""
+            let selects = offered.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == SignalingEndpoint.subProtocol }
+            return .upgrade(selects ? [.secWebSocketProtocol: SignalingEndpoint.subProtocol] : [:])
+        } onUpgrade: { inbound, outbound, context in
+            await endpoint.serve(
+                inbound: inbound,
+                outbound: outbound,
+                meetingId: context.requestContext.parameters.get("meetingId") ?? "",
+                offeredProtocols: context.request.headers[.secWebSocketProtocol]
+            )
+        }
+        let responder = ControlAPIResponder(
+            handler: handler,
+            verifier: AccessKeyVerifier(keys: configuration.accessKeys),
+            maximumBodyBytes: configuration.maximumRequestBodyBytes,
+            logger: logger
+        )
+        let readiness = self.readiness
+        let configuration = self.configuration
+        let placement = self.placement
+        let app = Application(
+            responder: responder,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: webSocketRouter,
+                configuration: .init(ws: .init(maxFrameSize: SignalingEndpoint.maximumMessageSize, autoPing: .disabled))
+            ),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Carillon"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                placement.setHTTPPort(port)
+                let address = ServerAddress(
+                    endpoint: "http://\(configuration.advertisedHost):\(port)",
+                    port: port,
+                    mediaPort: configuration.mediaPort
+                )
+                let waiters = readiness.withLockedValue { $0.ready(address) }
+                for waiter in waiters { waiter.resume(returning: address) }
+            },
+            eventLoopGroupProvider: .shared(group),
+            logger: logger
+        )
+        let rooms = self.rooms
+        try await withGracefulShutdownHandler {
+            try await app.run()
+        } onGracefulShutdown: {
+            rooms.closeAll(code: SignalingCloseCode.shuttingDown)
+        }
+        rooms.closeAll(code: SignalingCloseCode.shuttingDown)
+    }
+
+    /// Waits until the listener is bound and returns where it can be reached.
+    public func waitUntilReady() async -> ServerAddress {
+        await withCheckedContinuation { continuation in
+            let address = readiness.withLockedValue { state -> ServerAddress? in
+                if let address = state.address { return address }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let address { continuation.resume(returning: address) }
+        }
+    }
+
+    private static func loadTokenSecret(_ store: SQLiteMeetingStore) async throws -> JoinTokenSecret {
+        let key = "join-token-secret"
+        if let stored = try await store.setting(key), let secret = try? JoinTokenSecret(hex: stored) { return secret }
+        let secret = JoinTokenSecret.generate()
+        try await store.setSetting(key, value: secret.hex)
+        return secret
+    }
+}
+
+/// Bound address and the tasks waiting for it.
+struct ServerReadiness {
+    var address: ServerAddress?
+    var waiters: [CheckedContinuation<ServerAddress, Never>] = []
+
+    mutating func ready(_ address: ServerAddress) -> [CheckedContinuation<ServerAddress, Never>] {
+        self.address = address
+        defer { waiters = [] }
+        return waiters
+    }
+}

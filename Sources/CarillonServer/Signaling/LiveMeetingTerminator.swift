@@ -1,0 +1,16 @@
+import CarillonProtocol
+
+/// Ends live signaling sessions when the control API deletes their meeting or attendee.
+struct LiveMeetingTerminator: MeetingLifecycleObserver {
+    let rooms: MeetingRooms
+
+    func meetingDeleted(meetingId: String) { rooms.endMeeting(meetingId) }
+
+    func attendeeDeleted(meetingId: String, attendeeId: String) {
+        rooms.removeAttendee(meetingId: meetingId, attendeeId: attendeeId)
+    }
+
+    func attendeeCapabilitiesChanged(meetingId: String, attendeeIds: [String], capabilities: ControlAPI.AttendeeCapabilities) {
+        // Capabilities only matter to media, which applies them at the next renegotiation.
+    }
+}

@@ -1,0 +1,41 @@
+import CarillonProtocol
+
+/// Persistent meetings, attendees, tags, idempotency records and server settings.
+///
+/// The seam for scaling out: today `SQLiteMeetingStore`, later a database shared by several control nodes.
+/// Threading: implementations are safe from any task.
+public protocol MeetingStore: Sendable {
+    /// Stores a new meeting, remembering `idempotencyKey` (access key id, ClientRequestToken, fingerprint of the
+    /// request) in the same transaction when given.
+    func insertMeeting(_ meeting: MeetingRecord, idempotencyKey: IdempotencyKey?) async throws
+    /// The meeting an earlier request with this access key and token created, with that request's fingerprint.
+    func idempotentMeeting(accessKeyId: String, token: String) async throws -> (meetingId: String, fingerprint: String)?
+    /// One meeting.
+    func meeting(id: String) async throws -> MeetingRecord?
+    /// All meetings, oldest first.
+    func meetings() async throws -> [MeetingRecord]
+    /// Deletes a meeting with its attendees and tags; false when it did not exist.
+    func deleteMeeting(id: String) async throws -> Bool
+    /// Adds an attendee unless the ExternalUserId exists (returns that one) or the meeting is full.
+    func insertAttendee(_ attendee: AttendeeRecord, limit: Int) async throws -> AttendeeInsertion
+    /// One attendee of a meeting.
+    func attendee(meetingId: String, attendeeId: String) async throws -> AttendeeRecord?
+    /// The attendee holding a join token.
+    func attendee(joinToken: String) async throws -> AttendeeRecord?
+    /// Up to `limit` attendees of a meeting created after `sequence`, in creation order.
+    func attendees(meetingId: String, after sequence: Int64, limit: Int) async throws -> [AttendeeRecord]
+    /// Deletes an attendee; false when it did not exist.
+    func deleteAttendee(meetingId: String, attendeeId: String) async throws -> Bool
+    /// Replaces the capabilities of the given attendees (or of all but `excluding` when `attendeeIds` is nil);
+    /// returns the updated records.
+    func updateCapabilities(meetingId: String, attendeeIds: [String]?, excluding: Set<String>,
+                            capabilities: ControlAPI.AttendeeCapabilities) async throws -> [AttendeeRecord]
+    /// The tags of a meeting.
+    func tags(meetingId: String) async throws -> [ControlAPI.Tag]
+    /// Replaces the whole tag set of a meeting.
+    func setTags(meetingId: String, tags: [ControlAPI.Tag]) async throws
+    /// A server setting.
+    func setting(_ key: String) async throws -> String?
+    /// Stores a server setting.
+    func setSetting(_ key: String, value: String) async throws
+}

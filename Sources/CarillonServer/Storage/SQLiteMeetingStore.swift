@@ -1,0 +1,233 @@
+import CarillonProtocol
+import Foundation
+import GRDB
+
+/// ``MeetingStore`` on SQLite through GRDB: `<data directory>/carillon.sqlite` in WAL mode, or in memory for tests.
+///
+/// Threading: safe from any task; GRDB serialises writes and runs reads concurrently.
+public final class SQLiteMeetingStore: MeetingStore {
+    private let writer: any DatabaseWriter
+    private static let encoder = JSONEncoder()
+    private static let decoder = JSONDecoder()
+
+    /// Opens (creating and migrating if needed) the database file in `directory`.
+    public convenience init(directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let pool = try DatabasePool(path: directory.appendingPathComponent("carillon.sqlite").path)
+        try self.init(writer: pool)
+    }
+
+    /// An empty store that lives in memory only.
+    public static func inMemory() throws -> SQLiteMeetingStore {
+        try SQLiteMeetingStore(writer: DatabaseQueue())
+    }
+
+    private init(writer: any DatabaseWriter) throws {
+        self.writer = writer
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE meeting (
+                    meetingId TEXT PRIMARY KEY NOT NULL,
+                    body TEXT NOT NULL,
+                    seq INTEGER NOT NULL
+                );
+                CREATE TABLE attendee (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    meetingId TEXT NOT NULL REFERENCES meeting(meetingId) ON DELETE CASCADE,
+                    attendeeId TEXT NOT NULL UNIQUE,
+                    externalUserId TEXT NOT NULL,
+                    joinToken TEXT NOT NULL UNIQUE,
+                    capabilities TEXT NOT NULL,
+                    UNIQUE (meetingId, externalUserId)
+                );
+                CREATE TABLE tag (
+                    meetingId TEXT NOT NULL REFERENCES meeting(meetingId) ON DELETE CASCADE,
+                    key TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    PRIMARY KEY (meetingId, key)
+                );
+                CREATE TABLE idempotency (
+                    accessKeyId TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    meetingId TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    PRIMARY KEY (accessKeyId, token)
+                );
+                CREATE TABLE setting (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL
+                );
+                """)
+        }
+        try migrator.migrate(writer)
+    }
+
+    // MARK: Meetings
+
+    public func insertMeeting(_ meeting: MeetingRecord, idempotencyKey: IdempotencyKey?) async throws {
+        let body = String(decoding: try Self.encoder.encode(meeting), as: UTF8.self)
+        try await writer.write { db in
+            let seq = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) + 1 FROM meeting") ?? 1
+            try db.execute(sql: "INSERT INTO meeting (meetingId, body, seq) VALUES (?, ?, ?)",
+                           arguments: [meeting.meetingId, body, seq])
+            if let key = idempotencyKey {
+                try db.execute(
+                    sql: "INSERT INTO idempotency (accessKeyId, token, meetingId, fingerprint) VALUES (?, ?, ?, ?)",
+                    arguments: [key.accessKeyId, key.token, meeting.meetingId, key.fingerprint]
+                )
+            }
+        }
+    }
+
+    public func idempotentMeeting(accessKeyId: String, token: String) async throws -> (meetingId: String, fingerprint: String)? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT meetingId, fingerprint FROM idempotency WHERE accessKeyId = ? AND token = ?",
+                             arguments: [accessKeyId, token])
+                .map { ($0["meetingId"], $0["fingerprint"]) }
+        }
+    }
+
+    public func meeting(id: String) async throws -> MeetingRecord? {
+        let body = try await writer.read { db in
+            try String.fetchOne(db, sql: "SELECT body FROM meeting WHERE meetingId = ?", arguments: [id])
+        }
+        return try body.map { try Self.decoder.decode(MeetingRecord.self, from: Data($0.utf8)) }
+    }
+
+    public func meetings() async throws -> [MeetingRecord] {
+        let bodies = try await writer.read { db in
+            try String.fetchAll(db, sql: "SELECT body FROM meeting ORDER BY seq")
+        }
+        return try bodies.map { try Self.decoder.decode(MeetingRecord.self, from: Data($0.utf8)) }
+    }
+
+    public func deleteMeeting(id: String) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM attendee WHERE meetingId = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM tag WHERE meetingId = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM meeting WHERE meetingId = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    // MARK: Attendees
+
+    public func insertAttendee(_ attendee: AttendeeRecord, limit: Int) async throws -> AttendeeInsertion {
+        let capabilities = String(decoding: try Self.encoder.encode(attendee.capabilities), as: UTF8.self)
+        return try await writer.write { db in
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM meeting WHERE meetingId = ?", arguments: [attendee.meetingId]) != nil
+            else { return .meetingNotFound }
+            if let existing = try Row.fetchOne(
+                db, sql: "SELECT * FROM attendee WHERE meetingId = ? AND externalUserId = ?",
+                arguments: [attendee.meetingId, attendee.externalUserId]
+            ) {
+                return .existing(try Self.attendee(existing))
+            }
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM attendee WHERE meetingId = ?",
+                                         arguments: [attendee.meetingId]) ?? 0
+            guard count < limit else { return .limitExceeded(limit: limit) }
+            try db.execute(
+                sql: """
+                    INSERT INTO attendee (meetingId, attendeeId, externalUserId, joinToken, capabilities)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [attendee.meetingId, attendee.attendeeId, attendee.externalUserId, attendee.joinToken, capabilities]
+            )
+            var stored = attendee
+            stored.sequence = db.lastInsertedRowID
+            return .created(stored)
+        }
+    }
+
+    public func attendee(meetingId: String, attendeeId: String) async throws -> AttendeeRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM attendee WHERE meetingId = ? AND attendeeId = ?",
+                             arguments: [meetingId, attendeeId]).map(Self.attendee)
+        }
+    }
+
+    public func attendee(joinToken: String) async throws -> AttendeeRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM attendee WHERE joinToken = ?", arguments: [joinToken]).map(Self.attendee)
+        }
+    }
+
+    public func attendees(meetingId: String, after sequence: Int64, limit: Int) async throws -> [AttendeeRecord] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM attendee WHERE meetingId = ? AND seq > ? ORDER BY seq LIMIT ?",
+                             arguments: [meetingId, sequence, limit]).map(Self.attendee)
+        }
+    }
+
+    public func deleteAttendee(meetingId: String, attendeeId: String) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM attendee WHERE meetingId = ? AND attendeeId = ?", arguments: [meetingId, attendeeId])
+            return db.changesCount > 0
+        }
+    }
+
+    public func updateCapabilities(
+        meetingId: String,
+        attendeeIds: [String]?,
+        excluding: Set<String>,
+        capabilities: ControlAPI.AttendeeCapabilities
+    ) async throws -> [AttendeeRecord] {
+        let encoded = String(decoding: try Self.encoder.encode(capabilities), as: UTF8.self)
+        return try await writer.write { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM attendee WHERE meetingId = ? ORDER BY seq", arguments: [meetingId])
+            var updated: [AttendeeRecord] = []
+            for row in rows {
+                var record = try Self.attendee(row)
+                if let attendeeIds, !attendeeIds.contains(record.attendeeId) { continue }
+                if excluding.contains(record.attendeeId) { continue }
+                try db.execute(sql: "UPDATE attendee SET capabilities = ? WHERE attendeeId = ?",
+                               arguments: [encoded, record.attendeeId])
+                record.capabilities = capabilities
+                updated.append(record)
+            }
+            return updated
+        }
+    }
+
+    // MARK: Tags and settings
+
+    public func tags(meetingId: String) async throws -> [ControlAPI.Tag] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT key, value FROM tag WHERE meetingId = ? ORDER BY key", arguments: [meetingId])
+                .map { ControlAPI.Tag(key: $0["key"], value: $0["value"]) }
+        }
+    }
+
+    public func setTags(meetingId: String, tags: [ControlAPI.Tag]) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM tag WHERE meetingId = ?", arguments: [meetingId])
+            for tag in tags {
+                try db.execute(sql: "INSERT INTO tag (meetingId, key, value) VALUES (?, ?, ?)",
+                               arguments: [meetingId, tag.key ?? "", tag.value ?? ""])
+            }
+        }
+    }
+
+    public func setting(_ key: String) async throws -> String? {
+        try await writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) }
+    }
+
+    public func setSetting(_ key: String, value: String) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                           arguments: [key, value])
+        }
+    }
+
+    private static func attendee(_ row: Row) throws -> AttendeeRecord {
+        AttendeeRecord(
+            meetingId: row["meetingId"],
+            attendeeId: row["attendeeId"],
+            externalUserId: row["externalUserId"],
+            joinToken: row["joinToken"],
+            capabilities: try decoder.decode(ControlAPI.AttendeeCapabilities.self, from: Data((row["capabilities"] as String).utf8)),
+            sequence: row["seq"]
+        )
+    }
+}

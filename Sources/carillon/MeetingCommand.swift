@@ -1,0 +1,141 @@
+import ArgumentParser
+import CarillonProtocol
+import Foundation
+
+/// Options shared by the commands that call the control API.
+struct EndpointOptions: ParsableArguments {
+    @Option(help: "Base URL of the control API, e.g. http://127.0.0.1:8080.")
+    var endpoint: String = "http://127.0.0.1:8080"
+
+    @Option(help: "Access key id (default: $CARILLON_ACCESS_KEY_ID, else the key file in --data-dir).")
+    var accessKeyId: String?
+
+    @Option(help: "Secret access key (default: $CARILLON_SECRET_ACCESS_KEY, else the key file in --data-dir).")
+    var secretAccessKey: String?
+
+    @Option(help: "Data directory of a local server, to read its generated access keys.")
+    var dataDir: String = "./carillon-data"
+
+    @Option(help: "Region used in request signatures.")
+    var region: String = "us-east-1"
+
+    func client() throws -> ControlAPIClient {
+        guard let url = URL(string: endpoint), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+            throw ValidationError("--endpoint must be an http:// URL, got \(endpoint)")
+        }
+        let environment = ProcessInfo.processInfo.environment
+        var id = accessKeyId ?? environment["CARILLON_ACCESS_KEY_ID"]
+        var secret = secretAccessKey ?? environment["CARILLON_SECRET_ACCESS_KEY"]
+        if id == nil || secret == nil {
+            let file = URL(fileURLWithPath: dataDir).appendingPathComponent("access-keys.json")
+            if let data = try? Data(contentsOf: file),
+               let keys = try? JSONSerialization.jsonObject(with: data) as? [[String: String]], let first = keys.first {
+                id = id ?? first["AccessKeyId"]
+                secret = secret ?? first["SecretAccessKey"]
+            }
+        }
+        guard let id, let secret else {
+            throw ValidationError("no access keys: pass --access-key-id/--secret-access-key, set CARILLON_ACCESS_KEY_ID and CARILLON_SECRET_ACCESS_KEY, or point --data-dir at the server's data directory")
+        }
+        return ControlAPIClient(endpoint: url, accessKeyId: id, secretAccessKey: secret, region: region)
+    }
+}
+
+/// `carillon meeting create|get|list|delete`.
+struct MeetingCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "meeting",
+        abstract: "Manage meetings through the control API.",
+        subcommands: [Create.self, Get.self, List.self, Delete.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a meeting.")
+        @OptionGroup var options: EndpointOptions
+        @Option(help: "ExternalMeetingId (2-64 characters).") var externalId: String = "carillon-\(Int(Date().timeIntervalSince1970))"
+        @Option(help: "MediaRegion.") var mediaRegion: String = "us-east-1"
+        @Flag(help: "Print the API's JSON response.") var json = false
+
+        func run() async throws {
+            let body = try JSONSerialization.data(withJSONObject: [
+                "ClientRequestToken": UUID().uuidString,
+                "ExternalMeetingId": externalId,
+                "MediaRegion": mediaRegion,
+            ])
+            let data = try await options.client().send("POST", "/meetings", body: body)
+            if json { return printJSON(data) }
+            let meeting = try JSONDecoder().decode(ControlAPI.MeetingResponse.self, from: data).meeting ?? ControlAPI.Meeting()
+            print("MeetingId: \(meeting.meetingId ?? "")")
+            print("ExternalMeetingId: \(meeting.externalMeetingId ?? "")")
+            print("SignalingUrl: \(meeting.mediaPlacement?.signalingUrl ?? "")")
+        }
+    }
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a meeting and its attendees.")
+        @OptionGroup var options: EndpointOptions
+        @Argument(help: "MeetingId.") var meetingId: String
+        @Flag(help: "Print the API's JSON response.") var json = false
+
+        func run() async throws {
+            let client = try options.client()
+            let data = try await client.send("GET", "/meetings/\(ControlAPIClient.segment(meetingId))")
+            if json { return printJSON(data) }
+            let meeting = try JSONDecoder().decode(ControlAPI.MeetingResponse.self, from: data).meeting ?? ControlAPI.Meeting()
+            print("MeetingId: \(meeting.meetingId ?? "")")
+            print("ExternalMeetingId: \(meeting.externalMeetingId ?? "")")
+            print("MediaRegion: \(meeting.mediaRegion ?? "")")
+            print("SignalingUrl: \(meeting.mediaPlacement?.signalingUrl ?? "")")
+            var nextToken: String?
+            repeat {
+                var query = "max-results=100"
+                if let token = nextToken { query += "&next-token=\(ControlAPIClient.segment(token))" }
+                let page = try JSONDecoder().decode(
+                    ControlAPI.AttendeesResponse.self,
+                    from: try await client.send("GET", "/meetings/\(ControlAPIClient.segment(meetingId))/attendees", query: query)
+                )
+                for attendee in page.attendees ?? [] {
+                    print("Attendee: \(attendee.attendeeId ?? "") \(attendee.externalUserId ?? "")")
+                }
+                nextToken = page.nextToken
+            } while nextToken != nil
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the meetings of the server.")
+        @OptionGroup var options: EndpointOptions
+        @Flag(help: "Print the API's JSON response.") var json = false
+
+        func run() async throws {
+            let data = try await options.client().send("GET", "/meetings")
+            if json { return printJSON(data) }
+            let meetings = try JSONDecoder().decode(ControlAPI.MeetingsResponse.self, from: data).meetings ?? []
+            if meetings.isEmpty { print("no meetings") }
+            for meeting in meetings {
+                print("\(meeting.meetingId ?? "")  \(meeting.externalMeetingId ?? "")  \(meeting.mediaRegion ?? "")")
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete (end) a meeting.")
+        @OptionGroup var options: EndpointOptions
+        @Argument(help: "MeetingId.") var meetingId: String
+
+        func run() async throws {
+            _ = try await options.client().send("DELETE", "/meetings/\(ControlAPIClient.segment(meetingId))")
+            print("deleted \(meetingId)")
+        }
+    }
+}
+
+/// Prints a JSON document pretty, or as it came when it is not JSON.
+func printJSON(_ data: Data) {
+    if let object = try? JSONSerialization.jsonObject(with: data),
+       let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]) {
+        print(String(decoding: pretty, as: UTF8.self))
+    } else {
+        print(String(decoding: data, as: UTF8.self))
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import CarillonServer
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `carillon serve`: runs the meeting service until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the meeting service: control API, signaling and media."
+    )
+
+    @Option(help: "Directory for the database, access keys and server secret.")
+    var dataDir: String = "./carillon-data"
+
+    @Option(help: "Address to listen on.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "TCP port of the control API and signaling (0 picks a free port).")
+    var port: Int = 8080
+
+    @Option(help: "UDP port for media.")
+    var mediaPort: Int = 3478
+
+    @Option(help: "Host name clients use to reach this server (default: --host, or 127.0.0.1 for a wildcard host).")
+    var publicHost: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        guard (1...65535).contains(mediaPort) else { throw ValidationError("--media-port must be 1...65535") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    }
+
+    func run() async throws {
+        let logger = CommandLogging.logger(label: "carillon.serve", level: Logger.Level(rawValue: logLevel) ?? .info)
+        let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (keys, origin) = try AccessKeyFile.load(dataDirectory: directory)
+        switch origin {
+        case .environment:
+            StandardOutput.line("access keys: from CARILLON_ACCESS_KEY_ID / CARILLON_SECRET_ACCESS_KEY")
+        case .file(let path):
+            StandardOutput.line("access keys: \(path) (access key id \(keys[0].accessKeyId))")
+        case .generated(let path):
+            StandardOutput.line("generated access keys, saved to \(path):")
+            StandardOutput.line("  CARILLON_ACCESS_KEY_ID=\(keys[0].accessKeyId)")
+            StandardOutput.line("  CARILLON_SECRET_ACCESS_KEY=\(keys[0].secretAccessKey)")
+        }
+        let server = try await MeetingServer(
+            configuration: ServerConfiguration(
+                dataDirectory: directory,
+                host: host,
+                port: port,
+                mediaPort: mediaPort,
+                publicHost: publicHost,
+                accessKeys: keys
+            ),
+            logger: logger
+        )
+        let group = ServiceGroup(
+            configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        )
+        let announcement = Task {
+            let address = await server.waitUntilReady()
+            StandardOutput.line("carillon ready endpoint=\(address.endpoint) media=\(server.configuration.advertisedHost):\(address.mediaPort)")
+        }
+        defer { announcement.cancel() }
+        try await group.run()
+        StandardOutput.line("carillon stopped")
+    }
+}
