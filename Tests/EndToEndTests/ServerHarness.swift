@@ -1,0 +1,81 @@
+import CarillonProtocol
+import CarillonServer
+import Foundation
+import Logging
+import ServiceLifecycle
+import Testing
+
+/// A real `MeetingServer` on 127.0.0.1 (port 0 unless told otherwise) with a signed REST client, for end-to-end tests.
+final class ServerHarness: Sendable {
+    let server: MeetingServer
+    let address: ServerAddress
+    let client: ControlAPIClient
+    let dataDirectory: URL
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+
+    static let key = AccessKey(accessKeyId: "AKIAENDTOEND00000001", secretAccessKey: "end-to-end-secret-0123456789")
+
+    private init(server: MeetingServer, address: ServerAddress, dataDirectory: URL, group: ServiceGroup,
+                 task: Task<Void, any Error>) {
+        self.server = server
+        self.group = group
+        self.address = address
+        self.dataDirectory = dataDirectory
+        self.task = task
+        self.client = ControlAPIClient(
+            endpoint: URL(string: address.endpoint)!,
+            accessKeyId: Self.key.accessKeyId,
+            secretAccessKey: Self.key.secretAccessKey
+        )
+    }
+
+    /// Starts a server; reuse `dataDirectory` and `port` to restart one.
+    static func start(
+        dataDirectory: URL? = nil,
+        port: Int = 0,
+        signaling: MeetingSignalingCore.Configuration = .init()
+    ) async throws -> ServerHarness {
+        let directory = dataDirectory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("carillon-e2e-\(UUID().uuidString)", isDirectory: true)
+        var logger = Logger(label: "e2e.server")
+        logger.logLevel = .warning
+        let server = try await MeetingServer(
+            configuration: ServerConfiguration(
+                dataDirectory: directory,
+                port: port,
+                accessKeys: [key],
+                signaling: signaling
+            ),
+            logger: logger
+        )
+        let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
+        let task = Task { try await group.run() }
+        let address = await server.waitUntilReady()
+        return ServerHarness(server: server, address: address, dataDirectory: directory, group: group, task: task)
+    }
+
+    /// Shuts the server down gracefully and waits until it has let go of its port.
+    func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
+    }
+
+    /// Creates a meeting through the REST API; returns its id.
+    func createMeetingId() async throws -> String {
+        let json = try await client.send("POST", "/meetings", body: try JSONSerialization.data(withJSONObject: [
+            "ClientRequestToken": UUID().uuidString, "ExternalMeetingId": "e2e-meeting", "MediaRegion": "us-east-1",
+        ]))
+        return try #require(try JSONDecoder().decode(ControlAPI.MeetingResponse.self, from: json).meeting?.meetingId)
+    }
+
+    /// Creates an attendee and returns only its join token (for raw-socket tests).
+    func joinToken(meetingId: String, name: String) async throws -> String {
+        let json = try await client.send(
+            "POST", "/meetings/\(meetingId)/attendees",
+            body: try JSONSerialization.data(withJSONObject: ["ExternalUserId": name])
+        )
+        let body = try JSONSerialization.jsonObject(with: json) as? [String: [String: Any]]
+        return try #require(body?["Attendee"]?["JoinToken"] as? String)
+    }
+}
