@@ -1,0 +1,65 @@
+import CarillonProtocol
+import Foundation
+import Testing
+
+@testable import CarillonServer
+
+@Suite struct SQLiteMeetingStoreTests {
+    func meeting(_ id: String = UUID().uuidString.lowercased()) -> MeetingRecord {
+        MeetingRecord(meetingId: id, externalMeetingId: "ext", mediaRegion: "us-east-1", meetingHostId: nil,
+                      primaryMeetingId: nil, tenantIds: nil, features: .init(attendee: .init(maxCount: 250)),
+                      notifications: nil, createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+    }
+
+    func attendee(_ meetingId: String, _ name: String) -> AttendeeRecord {
+        AttendeeRecord(meetingId: meetingId, attendeeId: UUID().uuidString.lowercased(), externalUserId: name,
+                       joinToken: "token-\(name)-\(meetingId)", capabilities: .init(audio: "SendReceive", video: "SendReceive", content: "SendReceive"))
+    }
+
+    @Test func reopeningTheFileLosesNothing() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let record = meeting()
+        let person = attendee(record.meetingId, "alice")
+        do {
+            let store = try SQLiteMeetingStore(directory: directory)
+            try await store.insertMeeting(record, idempotencyKey: IdempotencyKey(accessKeyId: "AK", token: "t1", fingerprint: "f"))
+            _ = try await store.insertAttendee(person, limit: 10)
+            try await store.setSetting("secret", value: "abc")
+            try await store.setTags(meetingId: record.meetingId, tags: [.init(key: "k", value: "v")])
+        }
+        let reopened = try SQLiteMeetingStore(directory: directory)
+        #expect(try await reopened.meeting(id: record.meetingId) == record)
+        #expect(try await reopened.attendee(joinToken: person.joinToken)?.attendeeId == person.attendeeId)
+        #expect(try await reopened.idempotentMeeting(accessKeyId: "AK", token: "t1")?.meetingId == record.meetingId)
+        #expect(try await reopened.setting("secret") == "abc")
+        #expect(try await reopened.tags(meetingId: record.meetingId) == [.init(key: "k", value: "v")])
+    }
+
+    @Test func attendeeInsertionRules() async throws {
+        let store = try SQLiteMeetingStore.inMemory()
+        let record = meeting()
+        try await store.insertMeeting(record, idempotencyKey: nil)
+        guard case .created(let alice) = try await store.insertAttendee(attendee(record.meetingId, "alice"), limit: 2) else {
+            Issue.record("alice should be created")
+            return
+        }
+        #expect(try await store.insertAttendee(attendee(record.meetingId, "alice"), limit: 2) == .existing(alice))
+        _ = try await store.insertAttendee(attendee(record.meetingId, "bob"), limit: 2)
+        #expect(try await store.insertAttendee(attendee(record.meetingId, "carol"), limit: 2) == .limitExceeded(limit: 2))
+        #expect(try await store.insertAttendee(attendee("missing", "dave"), limit: 2) == .meetingNotFound)
+    }
+
+    @Test func deletingAMeetingTakesItsAttendeesAndTags() async throws {
+        let store = try SQLiteMeetingStore.inMemory()
+        let record = meeting()
+        try await store.insertMeeting(record, idempotencyKey: nil)
+        let person = attendee(record.meetingId, "alice")
+        _ = try await store.insertAttendee(person, limit: 10)
+        try await store.setTags(meetingId: record.meetingId, tags: [.init(key: "k", value: "v")])
+        #expect(try await store.deleteMeeting(id: record.meetingId))
+        #expect(try await store.attendee(joinToken: person.joinToken) == nil)
+        #expect(try await store.tags(meetingId: record.meetingId).isEmpty)
+        #expect(try await store.deleteMeeting(id: record.meetingId) == false)
+    }
+}
