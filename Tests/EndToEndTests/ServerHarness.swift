@@ -1,3 +1,4 @@
+import Carillon
 import CarillonProtocol
 import CarillonServer
 import Foundation
@@ -77,5 +78,34 @@ final class ServerHarness: Sendable {
         )
         let body = try JSONSerialization.jsonObject(with: json) as? [String: [String: Any]]
         return try #require(body?["Attendee"]?["JoinToken"] as? String)
+    }
+
+    /// Creates a meeting through the REST API.
+    func createMeeting() async throws -> (response: CreateMeetingResponse, meetingId: String) {
+        let json = try await client.send("POST", "/meetings", body: try JSONSerialization.data(withJSONObject: [
+            "ClientRequestToken": UUID().uuidString, "ExternalMeetingId": "e2e-meeting", "MediaRegion": "us-east-1",
+        ]))
+        let id = try #require(try JSONDecoder().decode(ControlAPI.MeetingResponse.self, from: json).meeting?.meetingId)
+        return (try JSONDecoder().decode(CreateMeetingResponse.self, from: json), id)
+    }
+
+    /// Creates an attendee through the REST API.
+    func createAttendee(meetingId: String, name: String) async throws -> CreateAttendeeResponse {
+        let json = try await client.send(
+            "POST", "/meetings/\(meetingId)/attendees",
+            body: try JSONSerialization.data(withJSONObject: ["ExternalUserId": name])
+        )
+        return try JSONDecoder().decode(CreateAttendeeResponse.self, from: json)
+    }
+
+    /// A session configuration for a new attendee of `meeting`.
+    func configuration(
+        meeting: (response: CreateMeetingResponse, meetingId: String),
+        name: String
+    ) async throws -> MeetingSessionConfiguration {
+        MeetingSessionConfiguration(
+            createMeetingResponse: meeting.response,
+            createAttendeeResponse: try await createAttendee(meetingId: meeting.meetingId, name: name)
+        )
     }
 }

@@ -1,0 +1,98 @@
+import CarillonProtocol
+import Dispatch
+import Foundation
+import NIOCore
+
+/// The `audioVideo` of a ``DefaultMeetingSession``: starts and stops the session and forwards realtime calls.
+///
+/// Threading: every method may be called from any thread; observers are called on the session's callback queue.
+public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendable {
+    public let configuration: MeetingSessionConfiguration
+    public let logger: any Logger
+    private let observers = ObserverRegistry()
+    private let callbackQueue: DispatchQueue
+    private let engine: SessionEngine?
+    private let setupError: (any Error)?
+
+    init(configuration: MeetingSessionConfiguration, logger: any Logger, callbackQueue: DispatchQueue) {
+        self.configuration = configuration
+        self.logger = logger
+        self.callbackQueue = callbackQueue
+        do {
+            let target = try SignalingSocket.Target(url: Self.signalingURL(configuration.urls.signalingUrl))
+            self.engine = SessionEngine(
+                configuration: configuration,
+                target: target,
+                observers: observers,
+                callbackQueue: callbackQueue,
+                logger: logger
+            )
+            self.setupError = nil
+        } catch {
+            self.engine = nil
+            self.setupError = error
+        }
+    }
+
+    /// The signaling URL with the query Chime clients add (`signaling.md` §1.1).
+    static func signalingURL(_ base: String) -> String {
+        base + "?X-Chime-Control-Protocol-Version=3&X-Amzn-Chime-Send-Close-On-Error=1"
+            + "&X-Amzn-Version=\(CarillonVersion.current)&X-Amzn-User-Agent=carillon-\(CarillonVersion.current)"
+    }
+
+    // MARK: AudioVideoControllerFacade
+
+    public func start(audioVideoConfiguration: AudioVideoConfiguration) throws {
+        let urls = configuration.urls
+        for url in [urls.audioHostUrl, urls.audioFallbackUrl, urls.signalingUrl]
+        where url.trimmingCharacters(in: .whitespaces).isEmpty {
+            logger.error(msg: "cannot start: a service URL is blank")
+            throw MediaError.audioFailedToStart
+        }
+        guard let engine else {
+            logger.error(msg: "cannot start: \(setupError.map { "\($0)" } ?? "no signaling URL")")
+            throw MediaError.audioFailedToStart
+        }
+        guard engine.claimStart() else { throw MediaError.illegalState }
+        logger.info(msg: "API/DefaultAudioVideoFacade/start \(audioVideoConfiguration)")
+        engine.start(reconnectBudget: .milliseconds(Int64(max(0, audioVideoConfiguration.reconnectTimeoutMs))))
+    }
+
+    public func start(callKitEnabled: Bool = false) throws {
+        try start(audioVideoConfiguration: AudioVideoConfiguration(callKitEnabled: callKitEnabled))
+    }
+
+    public func start() throws { try start(audioVideoConfiguration: AudioVideoConfiguration()) }
+
+    public func stop() {
+        logger.info(msg: "API/DefaultAudioVideoFacade/stop")
+        engine?.stop()
+    }
+
+    public func addAudioVideoObserver(observer: any AudioVideoObserver) { observers.add(observer) }
+    public func removeAudioVideoObserver(observer: any AudioVideoObserver) { observers.remove(observer) }
+
+    // MARK: RealtimeControllerFacade
+
+    public func realtimeLocalMute() -> Bool { engine?.setMuted(true) ?? false }
+    public func realtimeLocalUnmute() -> Bool { engine?.setMuted(false) ?? false }
+    public func addRealtimeObserver(observer: any RealtimeObserver) { observers.add(observer) }
+    public func removeRealtimeObserver(observer: any RealtimeObserver) { observers.remove(observer) }
+
+    public func addRealtimeDataMessageObserver(topic: String, observer: any DataMessageObserver) {
+        observers.add(observer, topic: topic)
+    }
+
+    public func removeRealtimeDataMessageObserverFromTopic(topic: String) {
+        observers.removeDataMessageObservers(topic: topic)
+    }
+
+    public func realtimeSendDataMessage(topic: String, data: Any, lifetimeMs: Int32 = 0) throws {
+        guard let engine, engine.isInMeeting else {
+            logger.error(msg: "realtimeSendDataMessage: the session is not in a meeting")
+            throw MediaError.illegalState
+        }
+        let bytes = try DataMessagePayload.bytes(topic: topic, data: data, lifetimeMs: lifetimeMs)
+        guard engine.sendDataMessage(topic: topic, data: bytes, lifetimeMs: lifetimeMs) else { throw MediaError.illegalState }
+    }
+}

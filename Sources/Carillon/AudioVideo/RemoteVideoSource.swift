@@ -1,0 +1,13 @@
+/// A remote attendee's video source; the SDK hands out one object per attendee, compared by identity.
+///
+/// Video arrives with the video issue; until then no source is ever reported.
+public final class RemoteVideoSource: Hashable, @unchecked Sendable {
+    /// Attendee id of the source's owner. Set by the SDK before the source is handed out; not changed afterwards.
+    public var attendeeId: String = ""
+
+    /// Creates an empty source.
+    public init() {}
+
+    public static func == (lhs: RemoteVideoSource, rhs: RemoteVideoSource) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

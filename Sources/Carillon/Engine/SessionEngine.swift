@@ -1,0 +1,199 @@
+import CarillonProtocol
+import Dispatch
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// Runs one session: the sans-IO ``SignalingSessionCore`` and its ``SignalingSocket`` on one event loop, with a single
+/// timer, delivering events to the app's observers on the callback queue.
+///
+/// Threading: the core, the socket and the timer are touched only on `eventLoop`; every public entry point hops there
+/// with one `execute`. A small mutex-guarded mirror answers the synchronous questions of the API (is the session
+/// started, is it in the meeting) without waiting for the loop.
+final class SessionEngine: @unchecked Sendable {
+    let eventLoop: any EventLoop
+    private let target: SignalingSocket.Target
+    private let joinToken: String
+    private let observers: ObserverRegistry
+    private let callbackQueue: DispatchQueue
+    private let logger: any Logger
+    private let mirror = Mutex(Mirror())
+
+    // Confined to `eventLoop`.
+    private var core: SignalingSessionCore
+    private var socket: SignalingSocket?
+    private var timer: Scheduled<Void>?
+    private var timerDeadline: NIODeadline?
+
+    struct Mirror {
+        var started = false
+        var inMeeting = false
+    }
+
+    init(
+        configuration: MeetingSessionConfiguration,
+        target: SignalingSocket.Target,
+        observers: ObserverRegistry,
+        callbackQueue: DispatchQueue,
+        logger: any Logger,
+        eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
+    ) {
+        self.eventLoop = eventLoop
+        self.target = target
+        self.joinToken = configuration.credentials.joinToken
+        self.observers = observers
+        self.callbackQueue = callbackQueue
+        self.logger = logger
+        self.core = SignalingSessionCore(
+            credentials: configuration.credentials,
+            audioSessionId: UInt64(UInt32.random(in: 1...UInt32.max))
+        )
+    }
+
+    var isStarted: Bool { mirror.withLock { $0.started } }
+    var isInMeeting: Bool { mirror.withLock { $0.inMeeting } }
+
+    /// Marks the session started; false when it already was (checked and set atomically).
+    func claimStart() -> Bool {
+        mirror.withLock { mirror in
+            guard !mirror.started else { return false }
+            mirror.started = true
+            return true
+        }
+    }
+
+    func start(reconnectBudget: TimeAmount) {
+        eventLoop.execute { self.apply { $0.start(reconnectBudget: reconnectBudget, now: $1) } }
+    }
+    func stop() { eventLoop.execute { self.apply { $0.stop(now: $1) } } }
+
+    func setMuted(_ muted: Bool) -> Bool {
+        guard isInMeeting else { return false }
+        eventLoop.execute {
+            self.apply { core, now in core.setMuted(muted, now: now).actions }
+        }
+        return true
+    }
+
+    /// Sends a validated data message; false when the session is not in the meeting.
+    func sendDataMessage(topic: String, data: [UInt8], lifetimeMs: Int32) -> Bool {
+        guard isInMeeting else { return false }
+        eventLoop.execute {
+            self.apply { core, now in core.dataMessage(topic: topic, data: data, lifetimeMs: lifetimeMs, now: now) ?? [] }
+        }
+        return true
+    }
+
+    // MARK: Running the core
+
+    private func apply(_ step: (inout SignalingSessionCore, SessionTime) -> [SessionAction]) {
+        eventLoop.assertInEventLoop()
+        let actions = step(&core, .now())
+        perform(actions)
+        let inMeeting = core.isInMeeting
+        let stopped = core.phase == .stopped
+        mirror.withLock { mirror in
+            mirror.inMeeting = inMeeting
+            if stopped { mirror.started = false }
+        }
+        rescheduleTimer()
+    }
+
+    private func perform(_ actions: [SessionAction]) {
+        for action in actions {
+            switch action {
+            case .openSocket:
+                socket?.close()
+                let opened = SignalingSocket.connect(to: target, joinToken: joinToken, on: eventLoop) { [weak self] event in
+                    self?.socketEvent(event)
+                }
+                socket = opened
+            case .send(let frame):
+                do {
+                    socket?.send(try SignalFrameCodec.encode(frame))
+                } catch {
+                    logger.error(msg: "could not encode a \(frame.type) frame: \(error)")
+                }
+            case .closeSocket:
+                socket?.close()
+                socket = nil
+            case .event(let event):
+                deliver(event)
+            }
+        }
+    }
+
+    private func socketEvent(_ event: SignalingSocket.Event) {
+        switch event {
+        case .opened:
+            apply { $0.socketOpened(now: $1) }
+        case .message(let bytes):
+            do {
+                let frame = try SignalFrameCodec.decode(bytes)
+                apply { $0.received(frame, now: $1) }
+            } catch {
+                logger.error(msg: "dropped an undecodable signaling message: \(error)")
+            }
+        case .closed(let code):
+            socket = nil
+            apply { $0.socketClosed(code: code, now: $1) }
+        }
+    }
+
+    private func rescheduleTimer() {
+        let deadline = core.nextDeadline
+        guard deadline != timerDeadline else { return }
+        timer?.cancel()
+        timerDeadline = deadline
+        guard let deadline else {
+            timer = nil
+            return
+        }
+        timer = eventLoop.scheduleTask(deadline: deadline) { [weak self] in
+            guard let self else { return }
+            self.timerDeadline = nil
+            self.timer = nil
+            self.apply { $0.tick(now: $1) }
+        }
+    }
+
+    // MARK: Delivering to the app
+
+    private func deliver(_ event: SessionEvent) {
+        let observers = self.observers
+        let logger = self.logger
+        switch event {
+        case .startConnecting(let reconnecting):
+            logger.info(msg: reconnecting ? "reconnecting" : "connecting")
+            callbackQueue.async { observers.audioVideoObservers.forEach { $0.audioSessionDidStartConnecting(reconnecting: reconnecting) } }
+        case .started(let reconnecting):
+            logger.info(msg: reconnecting ? "reconnected" : "joined the meeting")
+            callbackQueue.async { observers.audioVideoObservers.forEach { $0.audioSessionDidStart(reconnecting: reconnecting) } }
+        case .dropped:
+            logger.info(msg: "connection dropped")
+            callbackQueue.async { observers.audioVideoObservers.forEach { $0.audioSessionDidDrop() } }
+        case .cancelledReconnect:
+            callbackQueue.async { observers.audioVideoObservers.forEach { $0.audioSessionDidCancelReconnect() } }
+        case .stopped(let code):
+            logger.info(msg: "session stopped: \(code)")
+            let status = MeetingSessionStatus(statusCode: code)
+            callbackQueue.async { observers.audioVideoObservers.forEach { $0.audioSessionDidStopWithStatus(sessionStatus: status) } }
+        case .roster(let changes):
+            callbackQueue.async {
+                for observer in observers.realtimeObservers {
+                    if !changes.joined.isEmpty { observer.attendeesDidJoin(attendeeInfo: changes.joined) }
+                    if !changes.left.isEmpty { observer.attendeesDidLeave(attendeeInfo: changes.left) }
+                    if !changes.dropped.isEmpty { observer.attendeesDidDrop(attendeeInfo: changes.dropped) }
+                    if !changes.muted.isEmpty { observer.attendeesDidMute(attendeeInfo: changes.muted) }
+                    if !changes.unmuted.isEmpty { observer.attendeesDidUnmute(attendeeInfo: changes.unmuted) }
+                }
+            }
+        case .dataMessages(let messages):
+            callbackQueue.async {
+                for message in messages {
+                    observers.dataMessageObservers(topic: message.topic).forEach { $0.dataMessageDidReceived(dataMessage: message) }
+                }
+            }
+        }
+    }
+}

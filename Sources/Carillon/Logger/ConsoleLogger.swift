@@ -1,0 +1,38 @@
+import Foundation
+import Synchronization
+
+/// A ``Logger`` that writes `[LEVEL] name - message` lines to standard error.
+///
+/// Threading: safe from any thread; each line is written whole. Unlike the iOS SDK, a filtered `debug` closure is
+/// never evaluated.
+public final class ConsoleLogger: Logger {
+    private let name: String
+    private let level: Mutex<LogLevel>
+
+    /// Creates a logger called `name` keeping messages at `level` and above.
+    public init(name: String, level: LogLevel = .INFO) {
+        self.name = name
+        self.level = Mutex(level)
+    }
+
+    public func `default`(msg: String) { write(.DEFAULT, msg) }
+    public func debug(debugFunction: () -> String) {
+        guard keeps(.DEBUG) else { return }
+        write(.DEBUG, debugFunction())
+    }
+    public func info(msg: String) { write(.INFO, msg) }
+    public func fault(msg: String) { write(.FAULT, msg) }
+    public func error(msg: String) { write(.ERROR, msg) }
+    public func setLogLevel(level: LogLevel) { self.level.withLock { $0 = level } }
+    public func getLogLevel() -> LogLevel { level.withLock { $0 } }
+
+    private func keeps(_ messageLevel: LogLevel) -> Bool {
+        let current = getLogLevel()
+        return current != .OFF && messageLevel.rawValue >= current.rawValue
+    }
+
+    private func write(_ messageLevel: LogLevel, _ message: String) {
+        guard keeps(messageLevel) else { return }
+        FileHandle.standardError.write(Data("[\(messageLevel)] \(name) - \(message)\n".utf8))
+    }
+}

@@ -1,0 +1,23 @@
+/// Mute, roster observers and data messages.
+public protocol RealtimeControllerFacade: AnyObject {
+    /// Mutes the microphone; false when the session is not in the meeting.
+    func realtimeLocalMute() -> Bool
+    /// Unmutes the microphone; false when the session is not in the meeting.
+    func realtimeLocalUnmute() -> Bool
+    /// Adds a roster observer (kept strongly until removed).
+    func addRealtimeObserver(observer: any RealtimeObserver)
+    /// Removes a roster observer.
+    func removeRealtimeObserver(observer: any RealtimeObserver)
+    /// Adds an observer for one topic; works before `start()` so replayed messages are not missed.
+    func addRealtimeDataMessageObserver(topic: String, observer: any DataMessageObserver)
+    /// Removes every observer of `topic`.
+    func removeRealtimeDataMessageObserverFromTopic(topic: String)
+    /// Sends a data message to the other attendees.
+    ///
+    /// `data` may be a `String` (UTF-8), `[UInt8]`, `Data`, or a JSON array or dictionary. Throws
+    /// `MediaError.illegalState` when the session is not in the meeting (Carillon reports this instead of dropping
+    /// the message silently), else `SendDataMessageError` for a negative lifetime, a bad topic, unsupported data or
+    /// more than 2048 bytes. A message with `lifetimeMs > 0` is kept by the server (at most five minutes) and
+    /// replayed to attendees who join later.
+    func realtimeSendDataMessage(topic: String, data: Any, lifetimeMs: Int32) throws
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Carillon
+import CarillonProtocol
+import CarillonServer
+import Foundation
+import Synchronization
+
+/// `carillon bench`: measurements against an embedded server on 127.0.0.1; figures go to BENCHMARKS.md.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure the control API and signaling on this machine (embedded server on 127.0.0.1).",
+        subcommands: [ControlAPI.self, Join.self, Fanout.self]
+    )
+
+    /// CreateAttendee requests per second through the signed REST API.
+    struct ControlAPI: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "control-api",
+            abstract: "CreateAttendee requests per second (SigV4-signed, SQLite-backed)."
+        )
+        @Option(help: "Requests to send in total.") var requests = 2000
+        @Option(help: "Requests in flight at once.") var concurrency = 16
+
+        func validate() throws {
+            guard (1...1_000_000).contains(requests), (1...512).contains(concurrency) else {
+                throw ValidationError("--requests must be 1...1000000 and --concurrency 1...512")
+            }
+        }
+
+        func run() async throws {
+            let bench = try await EmbeddedServer.start()
+            defer { bench.stop() }
+            var meetings: [String] = []
+            // One meeting holds at most 250 attendees, so spread the requests over enough meetings.
+            for _ in 0..<((requests + 249) / 250) { meetings.append(try await bench.createMeeting().meetingId) }
+            let (total, workers, meetingIds, client) = (requests, concurrency, meetings, bench.client)
+            let start = ContinuousClock.now
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // Worker w sends requests w, w + workers, w + 2 workers, ...: no shared counter needed.
+                for worker in 0..<workers {
+                    group.addTask {
+                        for index in stride(from: worker, to: total, by: workers) {
+                            _ = try await client.send(
+                                "POST", "/meetings/\(meetingIds[index / 250])/attendees",
+                                body: Data("{\"ExternalUserId\":\"bench-\(index)\"}".utf8)
+                            )
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let seconds = start.duration(to: .now).seconds
+            print(String(format: "CreateAttendee: %d requests, concurrency %d, %.2f s, %.0f requests/s",
+                         requests, concurrency, seconds, Double(requests) / seconds))
+        }
+    }
+
+    /// Time from `start()` to the session being in the meeting (WebSocket open, JOIN, JOIN_ACK, INDEX).
+    struct Join: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Signaling join latency: start() until JOIN_ACK and INDEX arrived, p50 and p99."
+        )
+        @Option(help: "Sessions to join, one after another.") var sessions = 200
+
+        func validate() throws {
+            guard (1...10_000).contains(sessions) else { throw ValidationError("--sessions must be 1...10000") }
+        }
+
+        func run() async throws {
+            let bench = try await EmbeddedServer.start()
+            defer { bench.stop() }
+            let meeting = try await bench.createMeeting()
+            var latencies: [Duration] = []
+            for index in 0..<sessions {
+                // A fresh meeting every 200 joins keeps under the attendee cap.
+                let target = index % 200 == 0 && index > 0 ? try await bench.createMeeting() : meeting
+                let participant = try await bench.join(target, name: "joiner-\(index)")
+                latencies.append(try await participant.waitUntilStarted())
+                try await participant.leave()
+            }
+            print("join latency over \(sessions) sessions: \(Percentiles(latencies).summary)")
+        }
+    }
+
+    /// Latency from `realtimeSendDataMessage` to delivery at every other attendee of a large meeting.
+    struct Fanout: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Data-message fan-out latency in one meeting: send to delivery at each receiver, p50 and p99."
+        )
+        @Option(help: "Attendees in the meeting.") var attendees = 50
+        @Option(help: "Messages the first attendee sends (one every 20 ms).") var messages = 100
+
+        func validate() throws {
+            guard (2...250).contains(attendees), (1...10_000).contains(messages) else {
+                throw ValidationError("--attendees must be 2...250 and --messages 1...10000")
+            }
+        }
+
+        func run() async throws {
+            let bench = try await EmbeddedServer.start()
+            defer { bench.stop() }
+            let meeting = try await bench.createMeeting()
+            var participants: [BenchParticipant] = []
+            for index in 0..<attendees {
+                let participant = try await bench.join(meeting, name: "fan-\(index)")
+                _ = try await participant.waitUntilStarted()
+                participants.append(participant)
+            }
+            let sender = participants[0]
+            let sentAt = Mutex([String: ContinuousClock.Instant]())
+            for index in 0..<messages {
+                let body = "m\(index)"
+                sentAt.withLock { $0[body] = .now }
+                try sender.session.audioVideo.realtimeSendDataMessage(topic: "bench", data: body, lifetimeMs: 0)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let expected = messages * (attendees - 1)
+            let deadline = ContinuousClock.now + .seconds(30)
+            while participants.dropFirst().map(\.received.count).reduce(0, +) < expected, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let sent = sentAt.withLock { $0 }
+            var latencies: [Duration] = []
+            for participant in participants.dropFirst() {
+                for (body, arrival) in participant.received {
+                    if let departure = sent[body] { latencies.append(departure.duration(to: arrival)) }
+                }
+            }
+            for participant in participants { try await participant.leave() }
+            print("fan-out to \(attendees - 1) receivers, \(messages) messages, \(latencies.count)/\(expected) deliveries: \(Percentiles(latencies).summary)")
+        }
+    }
+}
+
+/// Percentiles of a set of durations, printed in milliseconds.
+struct Percentiles {
+    let sorted: [Duration]
+
+    init(_ values: [Duration]) { sorted = values.sorted() }
+
+    func percentile(_ p: Double) -> Duration {
+        guard !sorted.isEmpty else { return .zero }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+    }
+
+    var summary: String {
+        String(format: "p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+               percentile(0.50).milliseconds, percentile(0.99).milliseconds, (sorted.last ?? .zero).milliseconds)
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    var milliseconds: Double { seconds * 1000 }
+}

@@ -1,0 +1,81 @@
+import Carillon
+import Foundation
+import Synchronization
+
+/// One SDK session used by the benchmarks: records when it got into the meeting, its "bench" data messages
+/// (with arrival times) and when it stopped.
+final class BenchParticipant: AudioVideoObserver, DataMessageObserver, Sendable {
+    private struct State {
+        var startedAfter: Duration?
+        var stopped = false
+        var received: [(String, ContinuousClock.Instant)] = []
+    }
+
+    let session: DefaultMeetingSession
+    let name: String
+    private let startedAt: ContinuousClock.Instant
+    private let state = Mutex(State())
+
+    init(configuration: MeetingSessionConfiguration, name: String) throws {
+        self.session = DefaultMeetingSession(configuration: configuration, logger: ConsoleLogger(name: name, level: .ERROR))
+        self.name = name
+        self.startedAt = .now
+        session.audioVideo.addAudioVideoObserver(observer: self)
+        session.audioVideo.addRealtimeDataMessageObserver(topic: "bench", observer: self)
+        try session.audioVideo.start()
+    }
+
+    var received: [(String, ContinuousClock.Instant)] { state.withLock { $0.received } }
+
+    /// Waits until the session is in the meeting; returns how long that took from `start()`.
+    func waitUntilStarted(timeout: Duration = .seconds(10)) async throws -> Duration {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let latency = state.withLock({ $0.startedAfter }) { return latency }
+            guard ContinuousClock.now < deadline else { throw BenchTimeout(what: "\(name) to join") }
+            try await Task.sleep(for: .microseconds(200))
+        }
+    }
+
+    /// Stops the session cleanly and waits for its last callback.
+    func leave(timeout: Duration = .seconds(10)) async throws {
+        session.audioVideo.stop()
+        let deadline = ContinuousClock.now + timeout
+        while !state.withLock({ $0.stopped }) {
+            guard ContinuousClock.now < deadline else { throw BenchTimeout(what: "\(name) to leave") }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        session.audioVideo.removeAudioVideoObserver(observer: self)
+        session.audioVideo.removeRealtimeDataMessageObserverFromTopic(topic: "bench")
+    }
+
+    func audioSessionDidStart(reconnecting: Bool) {
+        let latency = startedAt.duration(to: .now)
+        state.withLock { if $0.startedAfter == nil { $0.startedAfter = latency } }
+    }
+
+    func audioSessionDidStopWithStatus(sessionStatus: MeetingSessionStatus) { state.withLock { $0.stopped = true } }
+
+    func dataMessageDidReceived(dataMessage: DataMessage) {
+        let arrival = ContinuousClock.now
+        guard let text = dataMessage.text() else { return }
+        state.withLock { $0.received.append((text, arrival)) }
+    }
+
+    func audioSessionDidStartConnecting(reconnecting: Bool) {}
+    func audioSessionDidDrop() {}
+    func audioSessionDidCancelReconnect() {}
+    func connectionDidRecover() {}
+    func connectionDidBecomePoor() {}
+    func videoSessionDidStartConnecting() {}
+    func videoSessionDidStartWithStatus(sessionStatus: MeetingSessionStatus) {}
+    func videoSessionDidStopWithStatus(sessionStatus: MeetingSessionStatus) {}
+    func remoteVideoSourcesDidBecomeAvailable(sources: [RemoteVideoSource]) {}
+    func remoteVideoSourcesDidBecomeUnavailable(sources: [RemoteVideoSource]) {}
+    func cameraSendAvailabilityDidChange(available: Bool) {}
+}
+
+struct BenchTimeout: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting for \(what)" }
+}

@@ -1,0 +1,72 @@
+import Carillon
+import CarillonProtocol
+import CarillonServer
+import Foundation
+import Logging
+
+/// A `MeetingServer` inside this process, on a free port of 127.0.0.1, with a throw-away data directory and key,
+/// plus a signed REST client: what `carillon demo` and `carillon bench` run against.
+final class EmbeddedServer: Sendable {
+    let server: MeetingServer
+    let address: ServerAddress
+    let client: ControlAPIClient
+    let dataDirectory: URL
+    private let task: Task<Void, any Error>
+
+    private init(server: MeetingServer, address: ServerAddress, client: ControlAPIClient, dataDirectory: URL,
+                 task: Task<Void, any Error>) {
+        self.server = server
+        self.address = address
+        self.client = client
+        self.dataDirectory = dataDirectory
+        self.task = task
+    }
+
+    static func start(logLevel: Logging.Logger.Level = .warning) async throws -> EmbeddedServer {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("carillon-\(UUID().uuidString)", isDirectory: true)
+        let key = AccessKey.generate()
+        let server = try await MeetingServer(
+            configuration: ServerConfiguration(dataDirectory: directory, port: 0, accessKeys: [key]),
+            logger: CommandLogging.logger(label: "carillon.embedded", level: logLevel)
+        )
+        let task = Task { try await server.run() }
+        let address = await server.waitUntilReady()
+        let client = ControlAPIClient(
+            endpoint: URL(string: address.endpoint)!,
+            accessKeyId: key.accessKeyId,
+            secretAccessKey: key.secretAccessKey
+        )
+        return EmbeddedServer(server: server, address: address, client: client, dataDirectory: directory, task: task)
+    }
+
+    /// Stops the server and removes its data directory.
+    func stop() {
+        task.cancel()
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    /// Creates a meeting through the REST API; returns the SDK's view of the response and the meeting id.
+    func createMeeting(externalId: String = "carillon-\(UUID().uuidString.prefix(8))") async throws
+        -> (response: CreateMeetingResponse, meetingId: String)
+    {
+        let json = try await client.send("POST", "/meetings", body: try JSONSerialization.data(withJSONObject: [
+            "ClientRequestToken": UUID().uuidString, "ExternalMeetingId": externalId, "MediaRegion": "us-east-1",
+        ]))
+        let meetingId = try JSONDecoder().decode(ControlAPI.MeetingResponse.self, from: json).meeting?.meetingId ?? ""
+        return (try JSONDecoder().decode(CreateMeetingResponse.self, from: json), meetingId)
+    }
+
+    /// Creates an attendee through the REST API and starts its SDK session.
+    func join(_ meeting: (response: CreateMeetingResponse, meetingId: String), name: String) async throws -> BenchParticipant {
+        let json = try await client.send(
+            "POST", "/meetings/\(meeting.meetingId)/attendees",
+            body: try JSONSerialization.data(withJSONObject: ["ExternalUserId": name])
+        )
+        let configuration = MeetingSessionConfiguration(
+            createMeetingResponse: meeting.response,
+            createAttendeeResponse: try JSONDecoder().decode(CreateAttendeeResponse.self, from: json)
+        )
+        return try BenchParticipant(configuration: configuration, name: name)
+    }
+}
