@@ -51,7 +51,7 @@ struct BenchCommand: AsyncParsableCommand {
                 try await group.waitForAll()
             }
             let seconds = start.duration(to: .now).seconds
-            print(String(format: "CreateAttendee: %d requests, concurrency %d, %.2f s, %.0f requests/s",
+            StandardOutput.line(String(format: "CreateAttendee: %d requests, concurrency %d, %.2f s, %.0f requests/s",
                          requests, concurrency, seconds, Double(requests) / seconds))
         }
     }
@@ -79,7 +79,7 @@ struct BenchCommand: AsyncParsableCommand {
                 latencies.append(try await participant.waitUntilStarted())
                 try await participant.leave()
             }
-            print("join latency over \(sessions) sessions: \(Percentiles(latencies).summary)")
+            StandardOutput.line("join latency over \(sessions) sessions: \(Percentiles(latencies).summary)")
         }
     }
 
@@ -128,7 +128,7 @@ struct BenchCommand: AsyncParsableCommand {
                 }
             }
             for participant in participants { try await participant.leave() }
-            print("fan-out to \(attendees - 1) receivers, \(messages) messages, \(latencies.count)/\(expected) deliveries: \(Percentiles(latencies).summary)")
+            StandardOutput.line("fan-out to \(attendees - 1) receivers, \(messages) messages, \(latencies.count)/\(expected) deliveries: \(Percentiles(latencies).summary)")
         }
     }
 }

@@ -13,11 +13,18 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for each step before giving up.")
     var stepTimeout: Double = 10
 
+    @Option(help: "Pause in seconds after each step, so a person can follow.")
+    var pace: Double = 0.4
+
+    func validate() throws {
+        guard stepTimeout > 0, pace >= 0 else { throw ValidationError("--step-timeout must be positive and --pace not negative") }
+    }
+
     func run() async throws {
         let started = ContinuousClock.now
         let embedded = try await EmbeddedServer.start()
         defer { embedded.stop() }
-        let log = DemoLog(start: started)
+        let log = DemoLog(start: started, pace: .milliseconds(Int(pace * 1000)))
         log.say("server", "listening on \(embedded.address.endpoint) (data in \(embedded.dataDirectory.path))")
         let client = embedded.client
         let (meeting, meetingId) = try await embedded.createMeeting(externalId: "carillon-demo")
@@ -60,23 +67,27 @@ struct DemoCommand: AsyncParsableCommand {
             bots.allSatisfy { $0.stopStatus?.statusCode == .ok }
         }
 
-        print("")
-        print("summary")
-        print("  meeting       \(meetingId)")
-        print("  attendees     \(bots.map(\.name).joined(separator: ", "))")
+        StandardOutput.line("")
+        StandardOutput.line("summary")
+        StandardOutput.line("  meeting       \(meetingId) (created through the REST API, SigV4-signed)")
+        StandardOutput.line("  attendees     \(bots.map(\.name).joined(separator: ", "))")
         for bot in bots {
             let joinMs = bot.joinLatency.map { String(format: "%.1f ms", Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000) } ?? "-"
-            print("  \(bot.name.padding(toLength: 6, withPad: " ", startingAt: 0))        join \(joinMs), \(bot.messages.count) message(s) received, stopped with \(bot.stopStatus.map { "\($0.statusCode)" } ?? "-")")
+            StandardOutput.line("  \(bot.name.padding(toLength: 6, withPad: " ", startingAt: 0))        join \(joinMs), \(bot.messages.count) message(s) received, stopped with \(bot.stopStatus.map { "\($0.statusCode)" } ?? "-")")
         }
-        print("  elapsed       \(started.duration(to: .now))")
+        StandardOutput.line(String(format: "  elapsed       %.2f s", started.duration(to: .now).seconds))
     }
 }
 
 /// Time-stamped narration of the demo, plus waiting for conditions with a deadline.
 final class DemoLog: Sendable {
     let start: ContinuousClock.Instant
+    let pace: Duration
 
-    init(start: ContinuousClock.Instant) { self.start = start }
+    init(start: ContinuousClock.Instant, pace: Duration) {
+        self.start = start
+        self.pace = pace
+    }
 
     func say(_ who: String, _ text: String) {
         let elapsed = start.duration(to: .now)
@@ -96,5 +107,6 @@ final class DemoLog: Sendable {
             try await Task.sleep(for: .milliseconds(10))
         }
         say("demo", "ok: \(name)")
+        try await Task.sleep(for: pace)
     }
 }

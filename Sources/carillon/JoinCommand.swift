@@ -69,7 +69,7 @@ struct JoinCommand: AsyncParsableCommand {
         session.audioVideo.addAudioVideoObserver(observer: printer)
         session.audioVideo.addRealtimeObserver(observer: printer)
         session.audioVideo.addRealtimeDataMessageObserver(topic: topic, observer: printer)
-        print("joining meeting \(configuration.meetingId) as \(name) (attendee \(configuration.credentials.attendeeId))")
+        StandardOutput.line("joining meeting \(configuration.meetingId) as \(name) (attendee \(configuration.credentials.attendeeId))")
         try session.audioVideo.start()
 
         let topic = self.topic, lifetimeMs = self.lifetimeMs
@@ -79,7 +79,7 @@ struct JoinCommand: AsyncParsableCommand {
                 do {
                     try session.audioVideo.realtimeSendDataMessage(topic: topic, data: line, lifetimeMs: lifetimeMs)
                 } catch {
-                    print("could not send: \(error)")
+                    StandardOutput.line("could not send: \(error)")
                 }
             }
         }
