@@ -29,8 +29,10 @@ struct BenchCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let bench = try await EmbeddedServer.start()
-            defer { bench.stop() }
+            try await EmbeddedServer.with { bench in try await measure(bench) }
+        }
+
+        private func measure(_ bench: EmbeddedServer) async throws {
             var meetings: [String] = []
             // One meeting holds at most 250 attendees, so spread the requests over enough meetings.
             for _ in 0..<((requests + 249) / 250) { meetings.append(try await bench.createMeeting().meetingId) }
@@ -68,8 +70,10 @@ struct BenchCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let bench = try await EmbeddedServer.start()
-            defer { bench.stop() }
+            try await EmbeddedServer.with { bench in try await measure(bench) }
+        }
+
+        private func measure(_ bench: EmbeddedServer) async throws {
             let meeting = try await bench.createMeeting()
             var latencies: [Duration] = []
             for index in 0..<sessions {
@@ -98,8 +102,10 @@ struct BenchCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let bench = try await EmbeddedServer.start()
-            defer { bench.stop() }
+            try await EmbeddedServer.with { bench in try await measure(bench) }
+        }
+
+        private func measure(_ bench: EmbeddedServer) async throws {
             let meeting = try await bench.createMeeting()
             var participants: [BenchParticipant] = []
             for index in 0..<attendees {

@@ -22,8 +22,10 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let started = ContinuousClock.now
-        let embedded = try await EmbeddedServer.start()
-        defer { embedded.stop() }
+        try await EmbeddedServer.with { embedded in try await play(embedded, started: started) }
+    }
+
+    private func play(_ embedded: EmbeddedServer, started: ContinuousClock.Instant) async throws {
         let log = DemoLog(start: started, pace: .milliseconds(Int(pace * 1000)))
         log.say("server", "listening on \(embedded.address.endpoint) (data in \(embedded.dataDirectory.path))")
         let client = embedded.client

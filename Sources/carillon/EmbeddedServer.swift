@@ -3,6 +3,7 @@ import CarillonProtocol
 import CarillonServer
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// A `MeetingServer` inside this process, on a free port of 127.0.0.1, with a throw-away data directory and key,
 /// plus a signed REST client: what `carillon demo` and `carillon bench` run against.
@@ -11,11 +12,13 @@ final class EmbeddedServer: Sendable {
     let address: ServerAddress
     let client: ControlAPIClient
     let dataDirectory: URL
+    private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
     private init(server: MeetingServer, address: ServerAddress, client: ControlAPIClient, dataDirectory: URL,
-                 task: Task<Void, any Error>) {
+                 group: ServiceGroup, task: Task<Void, any Error>) {
         self.server = server
+        self.group = group
         self.address = address
         self.client = client
         self.dataDirectory = dataDirectory
@@ -26,23 +29,40 @@ final class EmbeddedServer: Sendable {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("carillon-\(UUID().uuidString)", isDirectory: true)
         let key = AccessKey.generate()
+        let logger = CommandLogging.logger(label: "carillon.embedded", level: logLevel)
         let server = try await MeetingServer(
             configuration: ServerConfiguration(dataDirectory: directory, port: 0, accessKeys: [key]),
-            logger: CommandLogging.logger(label: "carillon.embedded", level: logLevel)
+            logger: logger
         )
-        let task = Task { try await server.run() }
+        let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
+        let task = Task { try await group.run() }
         let address = await server.waitUntilReady()
         let client = ControlAPIClient(
             endpoint: URL(string: address.endpoint)!,
             accessKeyId: key.accessKeyId,
             secretAccessKey: key.secretAccessKey
         )
-        return EmbeddedServer(server: server, address: address, client: client, dataDirectory: directory, task: task)
+        return EmbeddedServer(server: server, address: address, client: client, dataDirectory: directory, group: group,
+                              task: task)
     }
 
-    /// Stops the server and removes its data directory.
-    func stop() {
-        task.cancel()
+    /// Runs `body` against a fresh embedded server, then shuts the server down gracefully and removes its data.
+    static func with<Result>(_ body: (EmbeddedServer) async throws -> Result) async throws -> Result {
+        let embedded = try await start()
+        do {
+            let result = try await body(embedded)
+            await embedded.stop()
+            return result
+        } catch {
+            await embedded.stop()
+            throw error
+        }
+    }
+
+    /// Shuts the server down gracefully (sessions are told to reconnect) and removes its data directory.
+    func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
         try? FileManager.default.removeItem(at: dataDirectory)
     }
 
