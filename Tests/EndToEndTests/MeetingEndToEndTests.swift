@@ -216,4 +216,34 @@ struct MeetingEndToEndTests {
         bob.session.audioVideo.stop()
         try await alice.probe.wait("stopped") { $0.stopStatus == .ok }
     }
+
+    @Test func joinLeaveCyclesReleaseTheirSessions() async throws {
+        let harness = try await ServerHarness.start()
+        defer { Task { await harness.stop() } }
+        let meeting = try await harness.createMeeting()
+        let configuration = try await harness.configuration(meeting: meeting, name: "cycler")
+        var released = 0
+        for _ in 0..<20 {
+            weak var weakSession: DefaultMeetingSession?
+            weak var weakProbe: SessionProbe?
+            do {
+                let (session, probe) = try start(configuration, name: "cycler")
+                weakSession = session
+                weakProbe = probe
+                try await probe.wait("started") { $0.starts == [false] }
+                session.audioVideo.stop()
+                try await probe.wait("stopped") { $0.stopStatus == .ok }
+                session.audioVideo.removeAudioVideoObserver(observer: probe)
+                session.audioVideo.removeRealtimeObserver(observer: probe)
+                session.audioVideo.removeRealtimeDataMessageObserverFromTopic(topic: "chat")
+            }
+            // Pending loop tasks and callbacks let go within a moment.
+            let deadline = ContinuousClock.now + .seconds(2)
+            while weakSession != nil || weakProbe != nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            if weakSession == nil && weakProbe == nil { released += 1 }
+        }
+        #expect(released == 20)
+    }
 }
