@@ -7,7 +7,9 @@ import NIOCore
 ///
 /// Threading: every method may be called from any thread; observers are called on the session's callback queue.
 public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendable {
+    /// The configuration the session was created with.
     public let configuration: MeetingSessionConfiguration
+    /// The logger the session writes to.
     public let logger: any Logger
     private let observers = ObserverRegistry()
     private let callbackQueue: DispatchQueue
@@ -42,6 +44,7 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
 
     // MARK: AudioVideoControllerFacade
 
+    /// See ``AudioVideoControllerFacade``.
     public func start(audioVideoConfiguration: AudioVideoConfiguration) throws {
         let urls = configuration.urls
         for url in [urls.audioHostUrl, urls.audioFallbackUrl, urls.signalingUrl]
@@ -58,35 +61,47 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         engine.start(reconnectBudget: .milliseconds(Int64(max(0, audioVideoConfiguration.reconnectTimeoutMs))))
     }
 
+    /// See ``AudioVideoControllerFacade``.
     public func start(callKitEnabled: Bool = false) throws {
         try start(audioVideoConfiguration: AudioVideoConfiguration(callKitEnabled: callKitEnabled))
     }
 
+    /// See ``AudioVideoControllerFacade``.
     public func start() throws { try start(audioVideoConfiguration: AudioVideoConfiguration()) }
 
+    /// See ``AudioVideoControllerFacade``.
     public func stop() {
         logger.info(msg: "API/DefaultAudioVideoFacade/stop")
         engine?.stop()
     }
 
+    /// See ``AudioVideoControllerFacade``.
     public func addAudioVideoObserver(observer: any AudioVideoObserver) { observers.add(observer) }
+    /// See ``AudioVideoControllerFacade``.
     public func removeAudioVideoObserver(observer: any AudioVideoObserver) { observers.remove(observer) }
 
     // MARK: RealtimeControllerFacade
 
+    /// See ``RealtimeControllerFacade``.
     public func realtimeLocalMute() -> Bool { engine?.setMuted(true) ?? false }
+    /// See ``RealtimeControllerFacade``.
     public func realtimeLocalUnmute() -> Bool { engine?.setMuted(false) ?? false }
+    /// See ``RealtimeControllerFacade``.
     public func addRealtimeObserver(observer: any RealtimeObserver) { observers.add(observer) }
+    /// See ``RealtimeControllerFacade``.
     public func removeRealtimeObserver(observer: any RealtimeObserver) { observers.remove(observer) }
 
+    /// See ``RealtimeControllerFacade``.
     public func addRealtimeDataMessageObserver(topic: String, observer: any DataMessageObserver) {
         observers.add(observer, topic: topic)
     }
 
+    /// See ``RealtimeControllerFacade``.
     public func removeRealtimeDataMessageObserverFromTopic(topic: String) {
         observers.removeDataMessageObservers(topic: topic)
     }
 
+    /// See ``RealtimeControllerFacade``.
     public func realtimeSendDataMessage(topic: String, data: Any, lifetimeMs: Int32 = 0) throws {
         guard let engine, engine.isInMeeting else {
             logger.error(msg: "realtimeSendDataMessage: the session is not in a meeting")

@@ -8,6 +8,8 @@ public final class RemoteVideoSource: Hashable, @unchecked Sendable {
     /// Creates an empty source.
     public init() {}
 
+    /// Equality as documented on the type.
     public static func == (lhs: RemoteVideoSource, rhs: RemoteVideoSource) -> Bool { lhs === rhs }
+    /// Hashes what equality compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

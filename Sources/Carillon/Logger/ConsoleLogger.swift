@@ -15,15 +15,22 @@ public final class ConsoleLogger: Logger {
         self.level = Mutex(level)
     }
 
+    /// See ``Logger``.
     public func `default`(msg: String) { write(.DEFAULT, msg) }
+    /// See ``Logger``.
     public func debug(debugFunction: () -> String) {
         guard keeps(.DEBUG) else { return }
         write(.DEBUG, debugFunction())
     }
+    /// See ``Logger``.
     public func info(msg: String) { write(.INFO, msg) }
+    /// See ``Logger``.
     public func fault(msg: String) { write(.FAULT, msg) }
+    /// See ``Logger``.
     public func error(msg: String) { write(.ERROR, msg) }
+    /// See ``Logger``.
     public func setLogLevel(level: LogLevel) { self.level.withLock { $0 = level } }
+    /// See ``Logger``.
     public func getLogLevel() -> LogLevel { level.withLock { $0 } }
 
     private func keeps(_ messageLevel: LogLevel) -> Bool {

@@ -11,8 +11,11 @@ public final class AttendeeInfo: Hashable, Comparable, Sendable, CustomStringCon
         self.externalUserId = externalUserId
     }
 
+    /// Equality as documented on the type.
     public static func == (lhs: AttendeeInfo, rhs: AttendeeInfo) -> Bool { lhs.attendeeId == rhs.attendeeId }
+    /// Orders by the underlying value.
     public static func < (lhs: AttendeeInfo, rhs: AttendeeInfo) -> Bool { lhs.attendeeId < rhs.attendeeId }
+    /// Hashes what equality compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(attendeeId) }
 
     /// `externalUserId (attendeeId)`.

@@ -6,8 +6,11 @@ import Dispatch
 /// serial queue by default, or the one given to ``init(configuration:logger:callbackQueue:)`` (e.g. `.main` for a UI
 /// app that runs the main queue).
 public final class DefaultMeetingSession: MeetingSession, @unchecked Sendable {
+    /// The configuration the session was created with.
     public let configuration: MeetingSessionConfiguration
+    /// The logger the session writes to.
     public let logger: any Logger
+    /// Session control and realtime features.
     public let audioVideo: any AudioVideoFacade
 
     /// Creates a session whose callbacks run on a private serial queue.

@@ -14,6 +14,7 @@ public struct ControlAPIClientError: Error, CustomStringConvertible, Sendable {
         self.message = message
     }
 
+    /// A readable summary of the error.
     public var description: String {
         status == 0 ? "\(code): \(message)" : "\(code) (HTTP \(status)): \(message)"
     }

@@ -59,5 +59,6 @@ public struct ControlAPIError: Error, Sendable, Equatable, CustomStringConvertib
         return ControlAPIResponse(status: status, headers: headers, body: Array((try? JSONEncoder().encode(body)) ?? Data()))
     }
 
+    /// A readable summary of the error.
     public var description: String { "\(shape): \(message)" }
 }

@@ -19,6 +19,7 @@ public final class LocalMeetingPlacement: MeetingPlacement {
     /// Records the port the listener actually bound.
     public func setHTTPPort(_ port: Int) { httpPort.withLockedValue { $0 = port } }
 
+    /// See ``MeetingPlacement``.
     public func mediaPlacement(meetingId: String) -> ControlAPI.MediaPlacement {
         let port = httpPort.withLockedValue { $0 }
         let http = "http://\(host):\(port)", ws = "ws://\(host):\(port)"

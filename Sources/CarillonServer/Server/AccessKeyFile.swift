@@ -22,6 +22,7 @@ public enum AccessKeyFile {
         /// The key file exists but cannot be read as keys.
         case unreadable(path: String, reason: String)
 
+        /// A readable summary of the error.
         public var description: String {
             switch self {
             case .incompleteEnvironment:

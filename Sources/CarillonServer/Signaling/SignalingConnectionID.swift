@@ -6,6 +6,7 @@ public struct SignalingConnectionID: Hashable, Comparable, Sendable, CustomStrin
     /// Wraps a socket number.
     public init(_ rawValue: UInt64) { self.rawValue = rawValue }
 
+    /// Orders by the underlying value.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// `#<number>`, for logs.

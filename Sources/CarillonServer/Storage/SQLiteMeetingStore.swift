@@ -65,6 +65,7 @@ public final class SQLiteMeetingStore: MeetingStore {
 
     // MARK: Meetings
 
+    /// See ``MeetingStore``.
     public func insertMeeting(_ meeting: MeetingRecord, idempotencyKey: IdempotencyKey?) async throws {
         let body = String(decoding: try Self.encoder.encode(meeting), as: UTF8.self)
         try await writer.write { db in
@@ -80,6 +81,7 @@ public final class SQLiteMeetingStore: MeetingStore {
         }
     }
 
+    /// See ``MeetingStore``.
     public func idempotentMeeting(accessKeyId: String, token: String) async throws -> (meetingId: String, fingerprint: String)? {
         try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT meetingId, fingerprint FROM idempotency WHERE accessKeyId = ? AND token = ?",
@@ -88,6 +90,7 @@ public final class SQLiteMeetingStore: MeetingStore {
         }
     }
 
+    /// See ``MeetingStore``.
     public func meeting(id: String) async throws -> MeetingRecord? {
         let body = try await writer.read { db in
             try String.fetchOne(db, sql: "SELECT body FROM meeting WHERE meetingId = ?", arguments: [id])
@@ -95,6 +98,7 @@ public final class SQLiteMeetingStore: MeetingStore {
         return try body.map { try Self.decoder.decode(MeetingRecord.self, from: Data($0.utf8)) }
     }
 
+    /// See ``MeetingStore``.
     public func meetings() async throws -> [MeetingRecord] {
         let bodies = try await writer.read { db in
             try String.fetchAll(db, sql: "SELECT body FROM meeting ORDER BY seq")
@@ -102,6 +106,7 @@ public final class SQLiteMeetingStore: MeetingStore {
         return try bodies.map { try Self.decoder.decode(MeetingRecord.self, from: Data($0.utf8)) }
     }
 
+    /// See ``MeetingStore``.
     public func deleteMeeting(id: String) async throws -> Bool {
         try await writer.write { db in
             try db.execute(sql: "DELETE FROM attendee WHERE meetingId = ?", arguments: [id])
@@ -113,6 +118,7 @@ public final class SQLiteMeetingStore: MeetingStore {
 
     // MARK: Attendees
 
+    /// See ``MeetingStore``.
     public func insertAttendee(_ attendee: AttendeeRecord, limit: Int) async throws -> AttendeeInsertion {
         let capabilities = String(decoding: try Self.encoder.encode(attendee.capabilities), as: UTF8.self)
         return try await writer.write { db in
@@ -140,6 +146,7 @@ public final class SQLiteMeetingStore: MeetingStore {
         }
     }
 
+    /// See ``MeetingStore``.
     public func attendee(meetingId: String, attendeeId: String) async throws -> AttendeeRecord? {
         try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM attendee WHERE meetingId = ? AND attendeeId = ?",
@@ -147,12 +154,14 @@ public final class SQLiteMeetingStore: MeetingStore {
         }
     }
 
+    /// See ``MeetingStore``.
     public func attendee(joinToken: String) async throws -> AttendeeRecord? {
         try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM attendee WHERE joinToken = ?", arguments: [joinToken]).map(Self.attendee)
         }
     }
 
+    /// See ``MeetingStore``.
     public func attendees(meetingId: String, after sequence: Int64, limit: Int) async throws -> [AttendeeRecord] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM attendee WHERE meetingId = ? AND seq > ? ORDER BY seq LIMIT ?",
@@ -160,6 +169,7 @@ public final class SQLiteMeetingStore: MeetingStore {
         }
     }
 
+    /// See ``MeetingStore``.
     public func deleteAttendee(meetingId: String, attendeeId: String) async throws -> Bool {
         try await writer.write { db in
             try db.execute(sql: "DELETE FROM attendee WHERE meetingId = ? AND attendeeId = ?", arguments: [meetingId, attendeeId])
@@ -167,6 +177,7 @@ public final class SQLiteMeetingStore: MeetingStore {
         }
     }
 
+    /// See ``MeetingStore``.
     public func updateCapabilities(
         meetingId: String,
         attendeeIds: [String]?,
@@ -192,6 +203,7 @@ public final class SQLiteMeetingStore: MeetingStore {
 
     // MARK: Tags and settings
 
+    /// See ``MeetingStore``.
     public func tags(meetingId: String) async throws -> [ControlAPI.Tag] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT key, value FROM tag WHERE meetingId = ? ORDER BY key", arguments: [meetingId])
@@ -199,6 +211,7 @@ public final class SQLiteMeetingStore: MeetingStore {
         }
     }
 
+    /// See ``MeetingStore``.
     public func setTags(meetingId: String, tags: [ControlAPI.Tag]) async throws {
         try await writer.write { db in
             try db.execute(sql: "DELETE FROM tag WHERE meetingId = ?", arguments: [meetingId])
@@ -209,10 +222,12 @@ public final class SQLiteMeetingStore: MeetingStore {
         }
     }
 
+    /// See ``MeetingStore``.
     public func setting(_ key: String) async throws -> String? {
         try await writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) }
     }
 
+    /// See ``MeetingStore``.
     public func setSetting(_ key: String, value: String) async throws {
         try await writer.write { db in
             try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
