@@ -40,10 +40,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .systemLibrary(
+            name: "CCarillonSRTP",
+            pkgConfig: "libsrtp2",
+            providers: [.apt(["libsrtp2-dev"])]
+        ),
         .target(
             name: "CarillonRTC",
             dependencies: [
                 "CCarillonOpenSSL",
+                "CCarillonSRTP",
                 "CarillonProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

@@ -1,0 +1,43 @@
+/// The SRTP protection profiles Carillon negotiates, in order of preference (DTLS `use_srtp`, RFC 5764 / 7714).
+public enum SRTPProfile: UInt16, Sendable, CaseIterable, CustomStringConvertible {
+    /// AEAD_AES_128_GCM (0x0007).
+    case aeadAES128GCM = 0x0007
+    /// AEAD_AES_256_GCM (0x0008).
+    case aeadAES256GCM = 0x0008
+    /// SRTP_AES128_CM_HMAC_SHA1_80 (0x0001).
+    case aes128CMHMACSHA1_80 = 0x0001
+
+    /// Master key length in bytes.
+    public var keyLength: Int {
+        switch self {
+        case .aeadAES128GCM, .aes128CMHMACSHA1_80: 16
+        case .aeadAES256GCM: 32
+        }
+    }
+
+    /// Master salt length in bytes.
+    public var saltLength: Int {
+        switch self {
+        case .aeadAES128GCM, .aeadAES256GCM: 12
+        case .aes128CMHMACSHA1_80: 14
+        }
+    }
+
+    /// The OpenSSL name used in `SSL_CTX_set_tlsext_use_srtp`.
+    public var openSSLName: String {
+        switch self {
+        case .aeadAES128GCM: "SRTP_AEAD_AES_128_GCM"
+        case .aeadAES256GCM: "SRTP_AEAD_AES_256_GCM"
+        case .aes128CMHMACSHA1_80: "SRTP_AES128_CM_SHA1_80"
+        }
+    }
+
+    /// The RFC name.
+    public var description: String {
+        switch self {
+        case .aeadAES128GCM: "AEAD_AES_128_GCM"
+        case .aeadAES256GCM: "AEAD_AES_256_GCM"
+        case .aes128CMHMACSHA1_80: "AES128_CM_HMAC_SHA1_80"
+        }
+    }
+}
