@@ -85,6 +85,7 @@ let package = Package(
             name: "carillon",
             dependencies: [
                 "Carillon",
+                "CarillonRTC",
                 "CarillonServer",
                 "CarillonProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -15,6 +15,9 @@ public final class LibSRTPContext: SRTPContext {
     public let profile: SRTPProfile
     private let session: srtp_t
 
+    // Room libsrtp may write after a packet; appended as one block copy.
+    private static let trailerRoom = [UInt8](repeating: 0, count: Int(carillon_srtp_max_trailer_length()))
+
     // srtp_init must run once per process before any context.
     private static let initialized: Bool = srtp_init() == srtp_err_status_ok
 
@@ -78,10 +81,10 @@ public final class LibSRTPContext: SRTPContext {
         guard packet.count >= 8 else { throw .malformedPacket }
         var length = Int32(packet.count)
         // libsrtp writes its trailer right after the packet: make room first.
-        if grow { packet.append(contentsOf: repeatElement(0, count: Int(carillon_srtp_max_trailer_length()))) }
+        if grow { packet.append(contentsOf: Self.trailerRoom) }
         let status = packet.withUnsafeMutableBytes { call($0.baseAddress!, &length) }
         guard status == srtp_err_status_ok else {
-            if grow { packet.removeLast(Int(carillon_srtp_max_trailer_length())) }
+            if grow { packet.removeLast(Self.trailerRoom.count) }
             switch status {
             case srtp_err_status_auth_fail: throw .authenticationFailed
             case srtp_err_status_replay_fail, srtp_err_status_replay_old: throw .replay
