@@ -57,9 +57,17 @@ public struct SignalingEndpoint: Sendable {
             identity = accepted
         case .rejected(let code, let reason):
             logger.info("signaling refused: \(reason)")
-            // Chime clients understand close codes only once they wait for JOIN_ACK, so let the JOIN arrive first.
-            var messages = inbound.messages(maxSize: Self.maximumMessageSize).makeAsyncIterator()
-            _ = try? await messages.next()
+            // Chime clients understand close codes only once they wait for JOIN_ACK, so let the JOIN arrive first,
+            // but never wait longer than a client would for its JOIN_ACK.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var messages = inbound.messages(maxSize: Self.maximumMessageSize).makeAsyncIterator()
+                    _ = try? await messages.next()
+                }
+                group.addTask { try? await Task.sleep(for: .seconds(15)) }
+                await group.next()
+                group.cancelAll()
+            }
             try? await outbound.close(.unknown(code), reason: reason)
             return
         }
