@@ -1,0 +1,17 @@
+/// Why bytes are not an acceptable RTCP compound packet.
+public enum RTCPError: Error, Equatable, CustomStringConvertible {
+    /// A packet runs past the datagram, or the datagram is empty.
+    case truncated
+    /// The version is not 2.
+    case badVersion
+    /// A packet's length or padding does not fit its contents.
+    case badLength
+
+    public var description: String {
+        switch self {
+        case .truncated: "RTCP packet truncated"
+        case .badVersion: "not RTCP version 2"
+        case .badLength: "RTCP packet length does not fit its contents"
+        }
+    }
+}
