@@ -75,22 +75,22 @@ public enum RTCPPacket: Sendable, Equatable {
                 let at = start + 24 * index
                 let lostBits = Int32(packet[at + 5]) << 16 | Int32(packet[at + 6]) << 8 | Int32(packet[at + 7])
                 return ReportBlock(
-                    ssrc: readUInt32(packet, at), fractionLost: packet[at + 4],
+                    ssrc: NetworkBytes.readUInt32(packet, at), fractionLost: packet[at + 4],
                     cumulativeLost: lostBits & 0x80_0000 != 0 ? lostBits - 0x100_0000 : lostBits,
-                    extendedHighestSequence: readUInt32(packet, at + 8), jitter: readUInt32(packet, at + 12),
-                    lastSenderReport: readUInt32(packet, at + 16), delaySinceLastSenderReport: readUInt32(packet, at + 20))
+                    extendedHighestSequence: NetworkBytes.readUInt32(packet, at + 8), jitter: NetworkBytes.readUInt32(packet, at + 12),
+                    lastSenderReport: NetworkBytes.readUInt32(packet, at + 16), delaySinceLastSenderReport: NetworkBytes.readUInt32(packet, at + 20))
             }
         }
         switch type {
         case 200:
             guard end >= 28 else { throw .badLength }
-            return .senderReport(ssrc: readUInt32(packet, 4),
-                                 ntpTimestamp: UInt64(readUInt32(packet, 8)) << 32 | UInt64(readUInt32(packet, 12)),
-                                 rtpTimestamp: readUInt32(packet, 16), packetCount: readUInt32(packet, 20),
-                                 octetCount: readUInt32(packet, 24), reports: try reports(from: 28))
+            return .senderReport(ssrc: NetworkBytes.readUInt32(packet, 4),
+                                 ntpTimestamp: UInt64(NetworkBytes.readUInt32(packet, 8)) << 32 | UInt64(NetworkBytes.readUInt32(packet, 12)),
+                                 rtpTimestamp: NetworkBytes.readUInt32(packet, 16), packetCount: NetworkBytes.readUInt32(packet, 20),
+                                 octetCount: NetworkBytes.readUInt32(packet, 24), reports: try reports(from: 28))
         case 201:
             guard end >= 8 else { throw .badLength }
-            return .receiverReport(ssrc: readUInt32(packet, 4), reports: try reports(from: 8))
+            return .receiverReport(ssrc: NetworkBytes.readUInt32(packet, 4), reports: try reports(from: 8))
         case 205 where count == 1:
             guard end >= 12, (end - 12) % 4 == 0 else { throw .badLength }
             var lost: [UInt16] = []
@@ -100,10 +100,10 @@ public enum RTCPPacket: Sendable, Equatable {
                 lost.append(pid)
                 for bit in 0..<16 where bitmask & (1 << bit) != 0 { lost.append(pid &+ UInt16(bit + 1)) }
             }
-            return .nack(senderSSRC: readUInt32(packet, 4), mediaSSRC: readUInt32(packet, 8), lost: lost)
+            return .nack(senderSSRC: NetworkBytes.readUInt32(packet, 4), mediaSSRC: NetworkBytes.readUInt32(packet, 8), lost: lost)
         case 206 where count == 1:
             guard end >= 12 else { throw .badLength }
-            return .pictureLossIndication(senderSSRC: readUInt32(packet, 4), mediaSSRC: readUInt32(packet, 8))
+            return .pictureLossIndication(senderSSRC: NetworkBytes.readUInt32(packet, 4), mediaSSRC: NetworkBytes.readUInt32(packet, 8))
         default:
             return .other(packetType: type, bytes: packet)
         }
@@ -119,16 +119,16 @@ public enum RTCPPacket: Sendable, Equatable {
         switch self {
         case .senderReport(let ssrc, let ntp, let rtp, let packets, let octets, let reports):
             (count, type) = (reports.count, 200)
-            for value in [ssrc, UInt32(ntp >> 32), UInt32(ntp & 0xFFFF_FFFF), rtp, packets, octets] { Self.append(value, to: &body) }
+            for value in [ssrc, UInt32(ntp >> 32), UInt32(ntp & 0xFFFF_FFFF), rtp, packets, octets] { NetworkBytes.append(value, to: &body) }
             for report in reports { Self.append(report, to: &body) }
         case .receiverReport(let ssrc, let reports):
             (count, type) = (reports.count, 201)
-            Self.append(ssrc, to: &body)
+            NetworkBytes.append(ssrc, to: &body)
             for report in reports { Self.append(report, to: &body) }
         case .nack(let sender, let media, let lost):
             (count, type) = (1, 205)
-            Self.append(sender, to: &body)
-            Self.append(media, to: &body)
+            NetworkBytes.append(sender, to: &body)
+            NetworkBytes.append(media, to: &body)
             var remaining = Array(Set(lost)).sorted { ($0 &- (lost.first ?? 0)) < ($1 &- (lost.first ?? 0)) }
             while let pid = remaining.first {
                 var bitmask: UInt16 = 0
@@ -143,8 +143,8 @@ public enum RTCPPacket: Sendable, Equatable {
             }
         case .pictureLossIndication(let sender, let media):
             (count, type) = (1, 206)
-            Self.append(sender, to: &body)
-            Self.append(media, to: &body)
+            NetworkBytes.append(sender, to: &body)
+            NetworkBytes.append(media, to: &body)
         case .other(_, let bytes):
             return bytes
         }
@@ -153,19 +153,11 @@ public enum RTCPPacket: Sendable, Equatable {
     }
 
     private static func append(_ report: ReportBlock, to bytes: inout [UInt8]) {
-        append(report.ssrc, to: &bytes)
+        NetworkBytes.append(report.ssrc, to: &bytes)
         let lost = UInt32(bitPattern: max(-0x80_0000, min(0x7F_FFFF, report.cumulativeLost))) & 0xFF_FFFF
-        append(UInt32(report.fractionLost) << 24 | lost, to: &bytes)
+        NetworkBytes.append(UInt32(report.fractionLost) << 24 | lost, to: &bytes)
         for value in [report.extendedHighestSequence, report.jitter, report.lastSenderReport, report.delaySinceLastSenderReport] {
-            append(value, to: &bytes)
+            NetworkBytes.append(value, to: &bytes)
         }
-    }
-
-    private static func append(_ value: UInt32, to bytes: inout [UInt8]) {
-        bytes += [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
-    }
-
-    private static func readUInt32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
     }
 }

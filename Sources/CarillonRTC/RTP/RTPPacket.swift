@@ -54,11 +54,11 @@ public struct RTPPacket: Sendable, Equatable {
         marker = bytes[1] & 0x80 != 0
         payloadType = bytes[1] & 0x7F
         sequenceNumber = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
-        timestamp = Self.readUInt32(bytes, 4)
-        ssrc = Self.readUInt32(bytes, 8)
+        timestamp = NetworkBytes.readUInt32(bytes, 4)
+        ssrc = NetworkBytes.readUInt32(bytes, 8)
         var offset = 12
         guard bytes.count >= offset + 4 * csrcCount else { throw .truncated }
-        csrcs = (0..<csrcCount).map { Self.readUInt32(bytes, 12 + 4 * $0) }
+        csrcs = (0..<csrcCount).map { NetworkBytes.readUInt32(bytes, 12 + 4 * $0) }
         offset += 4 * csrcCount
         extensions = []
         if hasExtension {
@@ -117,9 +117,9 @@ public struct RTPPacket: Sendable, Equatable {
         bytes.append((marker ? 0x80 : 0) | payloadType)
         bytes.append(UInt8(sequenceNumber >> 8))
         bytes.append(UInt8(sequenceNumber & 0xFF))
-        Self.append(timestamp, to: &bytes)
-        Self.append(ssrc, to: &bytes)
-        for csrc in csrcs.prefix(15) { Self.append(csrc, to: &bytes) }
+        NetworkBytes.append(timestamp, to: &bytes)
+        NetworkBytes.append(ssrc, to: &bytes)
+        for csrc in csrcs.prefix(15) { NetworkBytes.append(csrc, to: &bytes) }
         if !extensions.isEmpty {
             let oneByte = extensions.allSatisfy { (1...14).contains($0.id) && (1...16).contains($0.value.count) }
             var block: [UInt8] = []
@@ -140,16 +140,5 @@ public struct RTPPacket: Sendable, Equatable {
         }
         bytes += payload
         return bytes
-    }
-
-    private static func append(_ value: UInt32, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(value >> 24))
-        bytes.append(UInt8(value >> 16 & 0xFF))
-        bytes.append(UInt8(value >> 8 & 0xFF))
-        bytes.append(UInt8(value & 0xFF))
-    }
-
-    private static func readUInt32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
     }
 }

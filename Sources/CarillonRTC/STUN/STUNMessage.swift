@@ -40,10 +40,10 @@ public struct STUNMessage: Sendable, Equatable {
     /// Parses a whole datagram.
     public init(parsing bytes: [UInt8]) throws(STUNError) {
         guard bytes.count >= 20 else { throw .truncated }
-        guard bytes[0] & 0xC0 == 0, Self.readUInt32(bytes, 4) == Self.magicCookie else { throw .notSTUN }
-        let length = Int(Self.readUInt16(bytes, 2))
+        guard bytes[0] & 0xC0 == 0, NetworkBytes.readUInt32(bytes, 4) == Self.magicCookie else { throw .notSTUN }
+        let length = Int(NetworkBytes.readUInt16(bytes, 2))
         guard length % 4 == 0, bytes.count == 20 + length else { throw .badLength }
-        let type = Self.readUInt16(bytes, 0)
+        let type = NetworkBytes.readUInt16(bytes, 0)
         messageClass = STUNMessageClass(rawValue: (type >> 4 & 0x1) | (type >> 7 & 0x2))!
         method = (type & 0x000F) | (type >> 1 & 0x0070) | (type >> 2 & 0x0F80)
         transactionID = Array(bytes[8..<20])
@@ -52,8 +52,8 @@ public struct STUNMessage: Sendable, Equatable {
         var sawIntegrity = false, sawFingerprint = false
         while offset < bytes.count {
             guard offset + 4 <= bytes.count else { throw .truncated }
-            let attributeType = Self.readUInt16(bytes, offset)
-            let valueLength = Int(Self.readUInt16(bytes, offset + 2))
+            let attributeType = NetworkBytes.readUInt16(bytes, offset)
+            let valueLength = Int(NetworkBytes.readUInt16(bytes, offset + 2))
             let start = offset + 4
             guard start + valueLength <= bytes.count else { throw .truncated }
             if sawFingerprint || (sawIntegrity && attributeType != 0x8028) { throw .misplacedAttribute(attributeType) }
@@ -92,19 +92,19 @@ public struct STUNMessage: Sendable, Equatable {
             return .errorCode(code: code, reason: reason)
         case 0x0024:
             try fixed(4)
-            return .priority(readUInt32(value, 0))
+            return .priority(NetworkBytes.readUInt32(value, 0))
         case 0x0025:
             try fixed(0)
             return .useCandidate
         case 0x8028:
             try fixed(4)
-            return .fingerprint(readUInt32(value, 0))
+            return .fingerprint(NetworkBytes.readUInt32(value, 0))
         case 0x8029:
             try fixed(8)
-            return .iceControlled(UInt64(readUInt32(value, 0)) << 32 | UInt64(readUInt32(value, 4)))
+            return .iceControlled(UInt64(NetworkBytes.readUInt32(value, 0)) << 32 | UInt64(NetworkBytes.readUInt32(value, 4)))
         case 0x802A:
             try fixed(8)
-            return .iceControlling(UInt64(readUInt32(value, 0)) << 32 | UInt64(readUInt32(value, 4)))
+            return .iceControlling(UInt64(NetworkBytes.readUInt32(value, 0)) << 32 | UInt64(NetworkBytes.readUInt32(value, 4)))
         default:
             return .unknown(type: type, value: value)
         }
@@ -115,7 +115,7 @@ public struct STUNMessage: Sendable, Equatable {
         let family = value[1]
         let length = family == 0x01 ? 4 : family == 0x02 ? 16 : 0
         guard length > 0, value.count == 4 + length else { throw .malformedAttribute(type) }
-        var port = readUInt16(value, 2)
+        var port = NetworkBytes.readUInt16(value, 2)
         var bytes = Array(value[4...])
         if let transactionID {
             port ^= UInt16(magicCookie >> 16)
@@ -134,9 +134,9 @@ public struct STUNMessage: Sendable, Equatable {
         bytes.reserveCapacity(128)
         let type = (method & 0x000F) | (method & 0x0070) << 1 | (method & 0x0F80) << 2
             | (messageClass.rawValue & 0x1) << 4 | (messageClass.rawValue & 0x2) << 7
-        Self.append(UInt16(type), to: &bytes)
-        Self.append(UInt16(0), to: &bytes)
-        Self.append(Self.magicCookie, to: &bytes)
+        NetworkBytes.append(UInt16(type), to: &bytes)
+        NetworkBytes.append(UInt16(0), to: &bytes)
+        NetworkBytes.append(Self.magicCookie, to: &bytes)
         bytes += transactionID
         for attribute in attributes {
             switch attribute {
@@ -170,7 +170,7 @@ public struct STUNMessage: Sendable, Equatable {
     /// Whether a datagram ends with a correct FINGERPRINT. False when it has none.
     public static func verifyFingerprint(_ bytes: [UInt8]) -> Bool {
         guard let offset = attributeOffset(of: 0x8028, in: bytes), offset + 8 == bytes.count else { return false }
-        return CRC32.checksum(bytes[..<offset]) ^ fingerprintXOR == readUInt32(bytes, offset + 4)
+        return CRC32.checksum(bytes[..<offset]) ^ fingerprintXOR == NetworkBytes.readUInt32(bytes, offset + 4)
     }
 
     /// The USERNAME attribute, if any.
@@ -186,8 +186,8 @@ public struct STUNMessage: Sendable, Equatable {
     private static func attributeOffset(of wanted: UInt16, in bytes: [UInt8]) -> Int? {
         var offset = 20
         while offset + 4 <= bytes.count {
-            if readUInt16(bytes, offset) == wanted { return offset }
-            offset += 4 + (Int(readUInt16(bytes, offset + 2)) + 3) / 4 * 4
+            if NetworkBytes.readUInt16(bytes, offset) == wanted { return offset }
+            offset += 4 + (Int(NetworkBytes.readUInt16(bytes, offset + 2)) + 3) / 4 * 4
         }
         return nil
     }
@@ -201,16 +201,16 @@ public struct STUNMessage: Sendable, Equatable {
         case .messageIntegrity(let tag): value = tag
         case .errorCode(let code, let reason):
             value = [0, 0, UInt8(code / 100 & 0x07), UInt8(code % 100)] + Array(reason.utf8)
-        case .priority(let priority): append(priority, to: &value)
+        case .priority(let priority): NetworkBytes.append(priority, to: &value)
         case .useCandidate: break
-        case .fingerprint(let crc): append(crc, to: &value)
+        case .fingerprint(let crc): NetworkBytes.append(crc, to: &value)
         case .iceControlled(let tieBreaker), .iceControlling(let tieBreaker):
-            append(UInt32(tieBreaker >> 32), to: &value)
-            append(UInt32(tieBreaker & 0xFFFF_FFFF), to: &value)
+            NetworkBytes.append(UInt32(tieBreaker >> 32), to: &value)
+            NetworkBytes.append(UInt32(tieBreaker & 0xFFFF_FFFF), to: &value)
         case .unknown(_, let raw): value = raw
         }
-        append(attribute.type, to: &bytes)
-        append(UInt16(value.count), to: &bytes)
+        NetworkBytes.append(attribute.type, to: &bytes)
+        NetworkBytes.append(UInt16(value.count), to: &bytes)
         bytes += value
         bytes += repeatElement(0, count: (4 - value.count % 4) % 4)
     }
@@ -224,30 +224,12 @@ public struct STUNMessage: Sendable, Equatable {
             for index in raw.indices { raw[index] ^= mask[index] }
         }
         var value: [UInt8] = [0, address.isIPv6 ? 0x02 : 0x01]
-        append(port, to: &value)
+        NetworkBytes.append(port, to: &value)
         return value + raw
     }
 
     private static func setLength(_ length: Int, in bytes: inout [UInt8]) {
         bytes[2] = UInt8(length >> 8 & 0xFF)
         bytes[3] = UInt8(length & 0xFF)
-    }
-
-    private static func append(_ value: UInt16, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(value >> 8))
-        bytes.append(UInt8(value & 0xFF))
-    }
-
-    private static func append(_ value: UInt32, to bytes: inout [UInt8]) {
-        append(UInt16(value >> 16), to: &bytes)
-        append(UInt16(value & 0xFFFF), to: &bytes)
-    }
-
-    private static func readUInt16(_ bytes: [UInt8], _ offset: Int) -> UInt16 {
-        UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
-    }
-
-    private static func readUInt32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
-        UInt32(readUInt16(bytes, offset)) << 16 | UInt32(readUInt16(bytes, offset + 2))
     }
 }
