@@ -53,3 +53,16 @@ import Testing
         }
     }
 }
+
+@Suite struct RTPHeaderExtensionValueTests {
+    @Test func decodesTheWebRTCExtensions() {
+        #expect(RTPHeaderExtensionValue.audioLevel([0x85])! == (true, 5))
+        #expect(RTPHeaderExtensionValue.audioLevel(RTPHeaderExtensionValue.audioLevelValue(voice: false, level: 200))! == (false, 127))
+        #expect(RTPHeaderExtensionValue.audioLevel([]) == nil)
+        #expect(RTPHeaderExtensionValue.absoluteSendTime([0x01, 0x02, 0x03]) == 0x010203)
+        #expect(RTPHeaderExtensionValue.absoluteSendTime([0x01]) == nil)
+        #expect(RTPHeaderExtensionValue.transportSequenceNumber([0xFF, 0xFE]) == 65_534)
+        #expect(RTPHeaderExtensionValue.identifier(Array("hi".utf8) + [0]) == "hi")
+        #expect(RTPHeaderExtensionValue.identifier([0xC3, 0xA9]) == nil)
+    }
+}
