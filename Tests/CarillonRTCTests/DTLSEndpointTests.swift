@@ -73,21 +73,16 @@ import Testing
         let now = DTLSTestNetwork.epoch
         var toServer = client.start(now: now)
         var sizes: [Int] = []
-        var connected = 0
-        for _ in 0..<10 where connected < 2 {
+        while !toServer.isEmpty {
             var toClient: [[UInt8]] = []
             for datagram in toServer {
                 sizes.append(datagram.count)
-                let (out, events) = server.receive(datagram, now: now)
-                toClient += out
-                connected += events.count
+                toClient += server.receive(datagram, now: now).datagrams
             }
             toServer = []
             for datagram in toClient {
                 sizes.append(datagram.count)
-                let (out, events) = client.receive(datagram, now: now)
-                toServer += out
-                connected += events.count
+                toServer += client.receive(datagram, now: now).datagrams
             }
         }
         #expect(client.state == .connected)
@@ -238,26 +233,55 @@ import Testing
         #expect(network.clientKeys == nil)
     }
 
-    @Test func fingerprintsWithOtherHashesAreChecked() throws {
+    /// Runs a lossless handshake in lock step; returns each side's events.
+    func handshake(client: DTLSEndpoint, server: DTLSEndpoint) -> (client: [DTLSEvent], server: [DTLSEvent]) {
+        let now = DTLSTestNetwork.epoch
+        var clientEvents: [DTLSEvent] = []
+        var serverEvents: [DTLSEvent] = []
+        var toServer = client.start(now: now)
+        while !toServer.isEmpty {
+            var toClient: [[UInt8]] = []
+            for datagram in toServer {
+                let (out, events) = server.receive(datagram, now: now)
+                toClient += out
+                serverEvents += events
+            }
+            toServer = []
+            for datagram in toClient {
+                let (out, events) = client.receive(datagram, now: now)
+                toServer += out
+                clientEvents += events
+            }
+        }
+        return (clientEvents, serverEvents)
+    }
+
+    @Test(arguments: ["sha-1", "sha-224", "sha-384", "sha-512"])
+    func fingerprintsWithOtherHashesAreChecked(algorithm: String) throws {
         let clientCertificate = try DTLSCertificate.generate()
         let serverCertificate = try DTLSCertificate.generate()
-        // The right certificate, hashed with SHA-512 instead: obtained from a failed attempt's expectation.
-        for algorithm in ["sha-1", "sha-384", "sha-512"] {
-            let length = DTLSFingerprint.supportedAlgorithms[algorithm]!
-            let wrong = DTLSFingerprint(algorithm: algorithm, bytes: [UInt8](repeating: 1, count: length))
-            let client = try DTLSEndpoint(role: .client, certificate: clientCertificate, remoteFingerprint: wrong)
-            let server = try DTLSEndpoint(role: .server, certificate: serverCertificate,
-                                          remoteFingerprint: clientCertificate.fingerprint)
-            let now = DTLSTestNetwork.epoch
-            var events: [DTLSEvent] = []
-            for datagram in client.start(now: now) {
-                for answer in server.receive(datagram, now: now).datagrams {
-                    events += client.receive(answer, now: now).events
-                }
-            }
-            #expect(events == [.failed(.fingerprintMismatch)])
+        let serverFingerprint = try serverCertificate.fingerprint(algorithm: algorithm)
+        let clientFingerprint = try clientCertificate.fingerprint(algorithm: algorithm)
+        #expect(serverFingerprint.algorithm == algorithm)
+        #expect(serverFingerprint.bytes.count == DTLSFingerprint.supportedAlgorithms[algorithm])
+
+        let good = handshake(
+            client: try DTLSEndpoint(role: .client, certificate: clientCertificate, remoteFingerprint: serverFingerprint),
+            server: try DTLSEndpoint(role: .server, certificate: serverCertificate, remoteFingerprint: clientFingerprint))
+        #expect(good.client.count == 1 && good.server.count == 1)
+        if case .connected(let keys)? = good.client.first, case .connected(let serverKeys)? = good.server.first {
+            #expect(keys.localMasterKey == serverKeys.remoteMasterKey)
+        } else {
+            Issue.record("expected both connected: \(good)")
         }
-        _ = serverCertificate
+
+        // Same length, other bytes: rejected.
+        let wrong = DTLSFingerprint(algorithm: algorithm, bytes: serverFingerprint.bytes.map { $0 ^ 1 })
+        let bad = handshake(
+            client: try DTLSEndpoint(role: .client, certificate: clientCertificate, remoteFingerprint: wrong),
+            server: try DTLSEndpoint(role: .server, certificate: serverCertificate, remoteFingerprint: clientFingerprint))
+        #expect(bad.client == [.failed(.fingerprintMismatch)])
+        #expect(bad.server == [.failed(.alert("bad certificate"))])
     }
 
     @Test func handshakeTimesOutWhenThePeerNeverAnswers() throws {

@@ -34,6 +34,11 @@ public final class DTLSCertificate: @unchecked Sendable {
         EVP_PKEY_free(privateKey)
     }
 
+    /// The certificate's fingerprint with another hash: "sha-1", "sha-224", "sha-256", "sha-384" or "sha-512".
+    public func fingerprint(algorithm: String) throws(DTLSError) -> DTLSFingerprint {
+        try DTLSFingerprint.of(certificate: certificate, algorithm: algorithm)
+    }
+
     /// Generates a P-256 key and a self-signed X.509 v3 certificate for it (SHA-256 signature, random serial,
     /// valid from a day ago for ``validity`` seconds).
     public static func generate(commonName: String = "carillon") throws(DTLSError) -> DTLSCertificate {

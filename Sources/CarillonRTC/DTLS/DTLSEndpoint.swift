@@ -24,7 +24,8 @@ public final class DTLSEndpoint {
     /// The keys of the completed handshake.
     public private(set) var keyingMaterial: DTLSKeyingMaterial?
     /// How long a handshake may take: counted from ``start(now:)`` for a client, from the first datagram received
-    /// for a server.
+    /// for a server. Independently, OpenSSL gives up on a flight after 12 retransmissions (about 27 s with this
+    /// schedule); both end in ``DTLSEvent/failed(_:)`` with ``DTLSError/timeout``.
     public var handshakeTimeout: TimeAmount = .seconds(30)
 
     /// The first retransmission interval.
@@ -301,13 +302,12 @@ public final class DTLSEndpoint {
                 state = .closed
                 return [.closed]
             default:
-                let detail = DTLSError.drainOpenSSLErrors()
+                _ = DTLSError.drainOpenSSLErrors()
                 if let alert = bridge.receivedFatalAlert {
                     return fail(.alert(alert))
                 }
                 // Something OpenSSL rejected without the peer's word: the keys are out already, so the association
                 // stays up; anything OpenSSL wanted to answer is not sent.
-                _ = detail
                 bridge.outbound.removeAll()
                 return []
             }
