@@ -5,7 +5,7 @@ public struct SDPParsingLimits: Sendable, Equatable, Hashable {
     /// The default, 256 KiB, fits well over a hundred Chromium video sections (about 2-3.5 KiB each with every codec):
     /// a meeting offer grows by one recvonly video section per subscribed stream.
     public var maximumBytes: Int
-    /// Longest accepted line, in UTF-8 bytes, line ending included.
+    /// Longest accepted line, in UTF-8 bytes, counting a CR before the LF but not the LF.
     public var maximumLineLength: Int
     /// Most accepted `m=` sections.
     public var maximumMediaSections: Int

@@ -1,6 +1,7 @@
 extension SessionDescription {
-    /// The SDP text: CRLF line endings (a final one included), `v=0`, `o=`, `s=`, `t=0 0`, session attributes, then
-    /// each media section, in the order browsers write them.
+    /// The SDP text: CRLF line endings (a final one included), `v=0`, `o=`, `s=`, `t=0 0`, session attributes
+    /// (BUNDLE groups, ice-lite, ICE and DTLS attributes, other attributes, msid-semantic), then each media section, in
+    /// the order browsers write them.
     public var serialized: String {
         var out = SDPWriter()
         out.line("v=0")
@@ -18,8 +19,9 @@ extension SessionDescription {
         if !iceOptions.isEmpty { out.attribute("ice-options:\(iceOptions.joined(separator: " "))") }
         if let fingerprint { out.attribute("fingerprint:\(fingerprint.sdpValue)") }
         if let setup { out.attribute("setup:\(setup.rawValue)") }
-        if let msidSemantic { out.attribute(msidSemantic.isEmpty ? "msid-semantic:" : "msid-semantic: \(msidSemantic)") }
         for attribute in sessionAttributes { out.attribute(attribute.sdpValue) }
+        // Last, as both Chromium (after extmap-allow-mixed) and Firefox write it.
+        if let msidSemantic { out.attribute(msidSemantic.isEmpty ? "msid-semantic:" : "msid-semantic: \(msidSemantic)") }
         for section in media { section.write(to: &out) }
         return out.text
     }
