@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "CarillonServer", targets: ["CarillonServer"]),
         .library(name: "CarillonProtocol", targets: ["CarillonProtocol"]),
         .executable(name: "carillon", targets: ["carillon"]),
+        .executable(name: "carillon-fuzz", targets: ["CarillonFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -52,6 +53,7 @@ let package = Package(
                 "CCarillonSRTP",
                 "CarillonProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -90,13 +92,20 @@ let package = Package(
                 "CarillonProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
+        .executableTarget(name: "CarillonFuzz", dependencies: ["CarillonRTC"], swiftSettings: strict),
         .testTarget(name: "CarillonProtocolTests", dependencies: ["CarillonProtocol"], swiftSettings: strict),
-        .testTarget(name: "CarillonRTCTests", dependencies: ["CarillonRTC"], swiftSettings: strict),
+        .testTarget(
+            name: "CarillonRTCTests",
+            dependencies: ["CarillonRTC", .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "CarillonServerTests", dependencies: ["CarillonServer"], swiftSettings: strict),
         .testTarget(name: "CarillonTests", dependencies: ["Carillon"], swiftSettings: strict),
         .testTarget(

@@ -15,7 +15,8 @@ import Testing
     {
         var lite = ICELiteAgent(localUsernameFragment: "srv", localPassword: "server-password-0123456789",
                                 remoteUsernameFragment: "cli")
-        var agent = ICEControllingAgent(localUsernameFragment: "cli", remoteUsernameFragment: "srv",
+        var agent = ICEControllingAgent(localUsernameFragment: "cli", localPassword: "client-password-0123456789",
+                                        remoteUsernameFragment: "srv",
                                         remotePassword: "server-password-0123456789", remoteCandidates: candidates,
                                         tieBreaker: 42, seed: seed)
         var up = SimulatedLink(conditions: LinkConditions(lossRate: loss, delay: .milliseconds(20)), seed: seed)
@@ -65,7 +66,8 @@ import Testing
     }
 
     @Test func consentChecksKeepTheConnectionAndTheirLossFailsIt() {
-        var agent = ICEControllingAgent(localUsernameFragment: "cli", remoteUsernameFragment: "srv",
+        var agent = ICEControllingAgent(localUsernameFragment: "cli", localPassword: "client-password-0123456789",
+                                        remoteUsernameFragment: "srv",
                                         remotePassword: "server-password-0123456789", remoteCandidates: [server], tieBreaker: 1)
         var lite = ICELiteAgent(localUsernameFragment: "srv", localPassword: "server-password-0123456789",
                                 remoteUsernameFragment: "cli")
@@ -95,5 +97,71 @@ import Testing
         }
         #expect(failed)
         #expect(agent.state == .failed)
+    }
+
+    /// A check as a controlled full peer sends it to the client agent.
+    func peerCheck(username: String = "cli:srv", password: String = "client-password-0123456789",
+                   controlling: Bool = false, id: UInt8 = 7) -> [UInt8] {
+        STUNMessage(messageClass: .request, transactionID: [UInt8](repeating: id, count: 12),
+                    attributes: [.username(username), .priority(1),
+                                 controlling ? .iceControlling(9) : .iceControlled(9)])
+            .encoded(integrityKey: Array(password.utf8), fingerprint: true)
+    }
+
+    func makeAgent(candidates: [STUNAddress]) -> ICEControllingAgent {
+        ICEControllingAgent(localUsernameFragment: "cli", localPassword: "client-password-0123456789",
+                            remoteUsernameFragment: "srv", remotePassword: "server-password-0123456789",
+                            remoteCandidates: candidates, tieBreaker: 5)
+    }
+
+    @Test func answersTheControlledPeersAuthenticatedChecks() throws {
+        var agent = makeAgent(candidates: [server])
+        _ = agent.start(now: start)
+        let output = agent.receive(peerCheck(), from: server, now: start)
+        let reply = try #require(output.datagrams.first)
+        #expect(reply.to == server)
+        let message = try STUNMessage(parsing: reply.datagram)
+        #expect(message.messageClass == .successResponse)
+        #expect(message.transactionID == [UInt8](repeating: 7, count: 12))
+        #expect(message.attributes.contains(.xorMappedAddress(server)))
+        #expect(STUNMessage.verifyIntegrity(reply.datagram, key: Array("client-password-0123456789".utf8)))
+        // A known candidate is not checked twice.
+        #expect(output.datagrams.count == 1)
+    }
+
+    @Test func dropsChecksWithWrongCredentials() {
+        var agent = makeAgent(candidates: [server])
+        _ = agent.start(now: start)
+        #expect(agent.receive(peerCheck(username: "srv:cli"), from: server, now: start).datagrams.isEmpty)
+        #expect(agent.receive(peerCheck(password: "wrong-password-000000000"), from: server, now: start).datagrams.isEmpty)
+    }
+
+    @Test func answersARoleConflictWithoutSwitching() throws {
+        var agent = makeAgent(candidates: [server])
+        _ = agent.start(now: start)
+        let reply = try #require(agent.receive(peerCheck(controlling: true), from: server, now: start).datagrams.first)
+        let message = try STUNMessage(parsing: reply.datagram)
+        #expect(message.messageClass == .errorResponse)
+        #expect(message.attributes.contains(.errorCode(code: 487, reason: "Role Conflict")))
+    }
+
+    @Test func aCheckFromAnUnknownAddressBecomesAPeerReflexiveCandidate() throws {
+        // The announced candidate is unreachable (an mDNS name the client cannot resolve, say); the peer's own check
+        // arrives from its real address, which is checked, nominated and connected.
+        var agent = makeAgent(candidates: [nowhere])
+        var lite = ICELiteAgent(localUsernameFragment: "srv", localPassword: "server-password-0123456789",
+                                remoteUsernameFragment: "cli")
+        _ = agent.start(now: start)
+        let output = agent.receive(peerCheck(), from: server, now: start)
+        #expect(output.datagrams.count == 2)
+        var events: [ICEControllingAgent.Event] = []
+        var queue = output.datagrams.filter { $0.to == server }.dropFirst().map(\.datagram)
+        while let bytes = queue.popLast() {
+            guard let reply = lite.receive(bytes, from: client, now: start).reply else { continue }
+            let next = agent.receive(reply, from: server, now: start)
+            events += next.events
+            queue += next.datagrams.filter { $0.to == server }.map(\.datagram)
+        }
+        #expect(events == [.connected(server)])
     }
 }

@@ -7,7 +7,10 @@ import NIOCore
 /// It checks each remote candidate (one new check every `pacing`, retransmitting unanswered ones with a doubling
 /// timeout), nominates the first pair that answers by repeating the check with USE-CANDIDATE, and once connected
 /// sends a consent check every `consentInterval`; without a valid answer for `consentTimeout` the connection has
-/// failed. An ICE restart is a new agent with new credentials.
+/// failed. It answers the peer's own authenticated checks (a full peer in the controlled role checks too), and a
+/// check from an address it does not know yet becomes a peer-reflexive candidate that is checked next (RFC 8445
+/// §7.3.1.3-4). A peer that also claims the controlling role is told 487 (Role Conflict): this agent never switches
+/// roles. An ICE restart is a new agent with new credentials.
 public struct ICEControllingAgent: Sendable {
     /// What the agent reports.
     public enum Event: Sendable, Equatable {
@@ -35,6 +38,7 @@ public struct ICEControllingAgent: Sendable {
     public let localUsernameFragment: String
     /// The remote side's username fragment.
     public let remoteUsernameFragment: String
+    private let localPassword: [UInt8]
     private let remotePassword: [UInt8]
     private let tieBreaker: UInt64
     private let priority: UInt32
@@ -52,6 +56,7 @@ public struct ICEControllingAgent: Sendable {
     /// The agent's state.
     public private(set) var state: State = .idle
     private var pending: [STUNAddress]
+    private var known: Set<STUNAddress>
     private var transactions: [[UInt8]: Transaction] = [:]
     private var nextCheck: NIODeadline?
     private var nextConsent: NIODeadline?
@@ -60,12 +65,15 @@ public struct ICEControllingAgent: Sendable {
     private var random: SeededRandom
 
     /// Creates an agent for the remote candidates of an answer.
-    public init(localUsernameFragment: String, remoteUsernameFragment: String, remotePassword: String,
-                remoteCandidates: [STUNAddress], tieBreaker: UInt64, priority: UInt32 = 2_130_706_431, seed: UInt64 = 1) {
+    public init(localUsernameFragment: String, localPassword: String, remoteUsernameFragment: String,
+                remotePassword: String, remoteCandidates: [STUNAddress], tieBreaker: UInt64,
+                priority: UInt32 = 2_130_706_431, seed: UInt64 = 1) {
         self.localUsernameFragment = localUsernameFragment
+        self.localPassword = Array(localPassword.utf8)
         self.remoteUsernameFragment = remoteUsernameFragment
         self.remotePassword = Array(remotePassword.utf8)
         self.pending = remoteCandidates
+        self.known = Set(remoteCandidates)
         self.tieBreaker = tieBreaker
         self.priority = priority
         self.random = SeededRandom(seed: seed)
@@ -132,12 +140,16 @@ public struct ICEControllingAgent: Sendable {
         return (out, events)
     }
 
-    /// Handles a STUN datagram from the network.
+    /// Handles a STUN datagram from the network: answers to this agent's checks and the peer's own checks.
     public mutating func receive(_ datagram: [UInt8], from source: STUNAddress, now: NIODeadline)
         -> (datagrams: [(datagram: [UInt8], to: STUNAddress)], events: [Event])
     {
-        guard let response = try? STUNMessage(parsing: datagram),
-              response.messageClass == .successResponse || response.messageClass == .errorResponse,
+        guard let message = try? STUNMessage(parsing: datagram), message.method == STUNMessage.bindingMethod else {
+            return ([], [])
+        }
+        if message.messageClass == .request { return answer(message, datagram: datagram, from: source, now: now) }
+        let response = message
+        guard response.messageClass == .successResponse || response.messageClass == .errorResponse,
               let transaction = transactions[response.transactionID], transaction.target == source,
               STUNMessage.verifyIntegrity(datagram, key: remotePassword)
         else { return ([], []) }
@@ -161,6 +173,30 @@ public struct ICEControllingAgent: Sendable {
         default:
             return ([], [])
         }
+    }
+
+    /// Answers an authenticated check of the peer; an unknown source becomes a peer-reflexive candidate.
+    private mutating func answer(_ request: STUNMessage, datagram: [UInt8], from source: STUNAddress, now: NIODeadline)
+        -> (datagrams: [(datagram: [UInt8], to: STUNAddress)], events: [Event])
+    {
+        guard request.username == "\(localUsernameFragment):\(remoteUsernameFragment)",
+              STUNMessage.verifyIntegrity(datagram, key: localPassword),
+              STUNMessage.verifyFingerprint(datagram)
+        else { return ([], []) }
+        if request.attributes.contains(where: { if case .iceControlling = $0 { true } else { false } }) {
+            let conflict = STUNMessage(messageClass: .errorResponse, transactionID: request.transactionID,
+                                       attributes: [.errorCode(code: 487, reason: "Role Conflict")])
+            return ([(conflict.encoded(integrityKey: localPassword, fingerprint: true), source)], [])
+        }
+        let success = STUNMessage(messageClass: .successResponse, transactionID: request.transactionID,
+                                  attributes: [.xorMappedAddress(source)])
+        var out = [(datagram: success.encoded(integrityKey: localPassword, fingerprint: true), to: source)]
+        if state == .checking, !known.contains(source), known.count < 64 {
+            // Peer-reflexive: the peer reaches us from an address it did not announce (e.g. behind an mDNS name).
+            known.insert(source)
+            out.append(send(to: source, nominating: false, now: now))
+        }
+        return (out, [])
     }
 
     private var isNominating: Bool {

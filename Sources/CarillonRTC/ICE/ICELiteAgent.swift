@@ -18,6 +18,9 @@ public struct ICELiteAgent: Sendable {
 
     /// Where media goes, once nominated.
     public private(set) var selectedAddress: STUNAddress?
+    /// Addresses from which an authenticated check arrived (at most 16, oldest forgotten first): the only sources
+    /// whose non-STUN datagrams a peer connection accepts before nomination.
+    public private(set) var validatedAddresses: [STUNAddress] = []
     private var lastValidCheck: NIODeadline?
     private var expired = false
 
@@ -72,6 +75,10 @@ public struct ICELiteAgent: Sendable {
             expired = false
         }
         if source == selectedAddress { lastValidCheck = now }
+        if !validatedAddresses.contains(source) {
+            if validatedAddresses.count == 16 { validatedAddresses.removeFirst() }
+            validatedAddresses.append(source)
+        }
         let response = STUNMessage(messageClass: .successResponse, transactionID: request.transactionID,
                                    attributes: [.xorMappedAddress(source)])
         return (response.encoded(integrityKey: Array(localPassword.utf8), fingerprint: true), events)

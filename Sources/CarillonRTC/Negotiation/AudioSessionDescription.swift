@@ -1,0 +1,93 @@
+/// Offers and answers for one Opus audio m-line over one BUNDLE transport with RTCP multiplexing.
+///
+/// The answer accepts the first audio m-line that offers Opus, with the offer's payload type, parameters and
+/// header extension ids, and rejects every other m-line (port 0), as JSEP requires.
+public enum AudioSessionDescription {
+    /// The payload type this side offers for Opus (the one browsers use).
+    public static let offeredOpusPayloadType: UInt8 = 111
+
+    /// Header extensions this side accepts on audio, when the offer has them.
+    public static let acceptedExtensions: Set<String> = [SDPExtension.midURI, SDPExtension.audioLevelURI]
+
+    /// An offer with one `sendrecv` audio m-line (mid `0`) carrying `transport`, sending `ssrc`.
+    public static func offer(transport: TransportDescription, ssrc: UInt32, cname: String = "carillon") -> SessionDescription {
+        var audio = MediaDescription(kind: "audio", port: port(of: transport), formats: ["\(offeredOpusPayloadType)"])
+        audio.connection = connection(of: transport)
+        audio.mid = "0"
+        audio.direction = .sendrecv
+        audio.rtcpMux = true
+        audio.codecs = [SDPCodec(payloadType: offeredOpusPayloadType, name: "opus", clockRate: 48_000, channels: 2,
+                                 parameters: [.init(key: "minptime", value: "10"), .init(key: "useinbandfec", value: "1")])]
+        audio.extensions = [SDPExtension(id: 1, uri: SDPExtension.audioLevelURI),
+                            SDPExtension(id: 4, uri: SDPExtension.midURI)]
+        addSender(to: &audio, ssrc: ssrc, cname: cname)
+        transport.apply(to: &audio)
+        var description = SessionDescription()
+        description.iceLite = transport.iceLite
+        description.bundleGroups = [["0"]]
+        description.msidSemantic = "WMS carillon"
+        description.media = [audio]
+        return description
+    }
+
+    /// The answer to `offer`: its first Opus audio m-line accepted with `transport`, every other m-line rejected.
+    public static func answer(to offer: SessionDescription, transport: TransportDescription, ssrc: UInt32,
+                              cname: String = "carillon") throws(SDPNegotiationError) -> SessionDescription {
+        var accepted: String?
+        var media: [MediaDescription] = []
+        for offered in offer.media {
+            let opus = offered.codecs.first { $0.name.lowercased() == "opus" && $0.clockRate == 48_000 }
+            guard accepted == nil, offered.kind == "audio", offered.port != 0, let opus, let mid = offered.mid else {
+                var rejected = MediaDescription(kind: offered.kind, port: 0, proto: offered.proto, formats: offered.formats)
+                rejected.mid = offered.mid
+                rejected.direction = .inactive
+                media.append(rejected)
+                continue
+            }
+            var audio = MediaDescription(kind: "audio", port: port(of: transport), proto: offered.proto,
+                                         formats: ["\(opus.payloadType)"])
+            audio.connection = connection(of: transport)
+            audio.mid = mid
+            audio.direction = offered.direction.reversed
+            audio.rtcpMux = true
+            audio.codecs = [SDPCodec(payloadType: opus.payloadType, name: opus.name, clockRate: 48_000,
+                                     channels: opus.channels, parameters: opus.parameters)]
+            audio.extensions = offered.extensions.filter { acceptedExtensions.contains($0.uri) }
+                .map { SDPExtension(id: $0.id, uri: $0.uri) }
+            if audio.direction.sends { addSender(to: &audio, ssrc: ssrc, cname: cname) }
+            transport.apply(to: &audio)
+            accepted = mid
+            media.append(audio)
+        }
+        guard let accepted else { throw .noCommonCodec("the offer has no audio m-line with Opus/48000") }
+        var description = SessionDescription()
+        description.iceLite = transport.iceLite
+        description.bundleGroups = [[accepted]]
+        description.msidSemantic = "WMS carillon"
+        description.media = media
+        return description
+    }
+
+    /// The Opus payload type of the first accepted audio m-line.
+    public static func opusPayloadType(in description: SessionDescription) throws(SDPNegotiationError) -> UInt8 {
+        for media in description.media where media.kind == "audio" && media.port != 0 {
+            if let opus = media.codecs.first(where: { $0.name.lowercased() == "opus" }) { return opus.payloadType }
+        }
+        throw .noCommonCodec("no accepted audio m-line with Opus")
+    }
+
+    private static func addSender(to media: inout MediaDescription, ssrc: UInt32, cname: String) {
+        let msid = SDPMediaStreamID(streamId: "carillon", trackId: "audio")
+        media.msid = [msid]
+        media.ssrcs = [SDPSSRC(ssrc: ssrc, cname: cname, msid: msid)]
+    }
+
+    private static func port(of transport: TransportDescription) -> UInt16 {
+        transport.candidates.first?.port ?? 9
+    }
+
+    private static func connection(of transport: TransportDescription) -> String {
+        guard let address = transport.candidates.first?.address else { return "IN IP4 0.0.0.0" }
+        return address.contains(":") ? "IN IP6 \(address)" : "IN IP4 \(address)"
+    }
+}

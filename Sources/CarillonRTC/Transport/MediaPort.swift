@@ -1,0 +1,144 @@
+import NIOCore
+import NIOPosix
+
+/// The server's one UDP port shared by every peer connection: datagrams are demultiplexed first by the ICE
+/// username of STUN checks (`<server ufrag>:<client ufrag>`, so a new peer finds its session), then by source address
+/// (DTLS, RTP and RTCP carry no identifier).
+///
+/// Threading: the routing tables live on the port's channel loop. Each registered connection lives on its own loop
+/// (its meeting's); a datagram for a connection on another loop is handed over with one `execute`, the only hop on
+/// the receive path. Sending writes to the channel from the connection's loop (NIO channels accept writes from any
+/// thread).
+public final class MediaPort: @unchecked Sendable {
+    /// The address the port is bound to.
+    public let localAddress: STUNAddress
+    private let channel: any Channel
+    private let router: Router
+
+    /// How many source addresses one connection may be reached from at once (it keeps the newest).
+    public static let addressesPerConnection = 8
+
+    private init(channel: any Channel, router: Router, localAddress: STUNAddress) {
+        self.channel = channel
+        self.router = router
+        self.localAddress = localAddress
+    }
+
+    /// Binds the port.
+    public static func bind(host: String, port: Int, group: any EventLoopGroup) async throws -> MediaPort {
+        let router = Router()
+        let channel = try await DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(router) }
+            }
+            .bind(host: host, port: port).get()
+        guard let address = channel.localAddress.flatMap(STUNAddress.init) else {
+            try? await channel.close()
+            throw ChannelError.unknownLocalAddress
+        }
+        return MediaPort(channel: channel, router: router, localAddress: address)
+    }
+
+    /// A driver for `connection` on `eventLoop` whose datagrams leave through this port. Call
+    /// ``register(_:usernameFragment:)`` to receive, then start it on its loop.
+    public func makeDriver(for connection: PeerConnection, on eventLoop: any EventLoop) -> PeerConnectionDriver {
+        let channel = self.channel
+        return PeerConnectionDriver(connection: connection, eventLoop: eventLoop) { bytes, target in
+            channel.writeAndFlush(AddressedEnvelope(remoteAddress: target.socketAddress,
+                                                    data: channel.allocator.buffer(bytes: bytes)), promise: nil)
+        }
+    }
+
+    /// Routes checks for the local ICE username fragment `usernameFragment` (and then their source addresses) to
+    /// `driver`. Registering the same fragment again replaces the earlier driver.
+    @discardableResult
+    public func register(_ driver: PeerConnectionDriver, usernameFragment: String) -> EventLoopFuture<Void> {
+        channel.eventLoop.submit { [router] in router.register(driver, usernameFragment: usernameFragment) }
+    }
+
+    /// Stops routing anything to `driver`.
+    @discardableResult
+    public func unregister(_ driver: PeerConnectionDriver) -> EventLoopFuture<Void> {
+        channel.eventLoop.submit { [router] in router.unregister(driver) }
+    }
+
+    /// Number of registered connections (for tests and metrics).
+    public func connectionCount() async throws -> Int {
+        try await channel.eventLoop.submit { [router] in router.byFragment.count }.get()
+    }
+
+    /// Closes the port.
+    public func close() async {
+        try? await channel.close()
+    }
+}
+
+/// The routing tables and the channel handler; lives on the port's loop.
+private final class Router: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+
+    var byFragment: [String: PeerConnectionDriver] = [:]
+    private var byAddress: [STUNAddress: PeerConnectionDriver] = [:]
+    private var addresses: [ObjectIdentifier: [STUNAddress]] = [:]
+    private(set) var unrouted = 0
+
+    func register(_ driver: PeerConnectionDriver, usernameFragment: String) {
+        if let previous = byFragment[usernameFragment], previous !== driver { unregister(previous) }
+        byFragment = byFragment.filter { $0.value !== driver }
+        byFragment[usernameFragment] = driver
+    }
+
+    func unregister(_ driver: PeerConnectionDriver) {
+        byFragment = byFragment.filter { $0.value !== driver }
+        for address in addresses.removeValue(forKey: ObjectIdentifier(driver)) ?? [] where byAddress[address] === driver {
+            byAddress[address] = nil
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        guard let source = STUNAddress(envelope.remoteAddress), let first = envelope.data.readableBytesView.first else {
+            return
+        }
+        let bytes = Array(envelope.data.readableBytesView)
+        var driver = byAddress[source]
+        if first < 4, let fragment = Self.localFragment(of: bytes), let owner = byFragment[fragment] {
+            // A check names its session; the source address then routes the rest of that peer's traffic.
+            driver = owner
+            learn(source, for: owner)
+        }
+        guard let driver else {
+            unrouted += 1
+            return
+        }
+        if driver.eventLoop.inEventLoop {
+            driver.receive(bytes, from: source)
+        } else {
+            driver.eventLoop.execute { driver.receive(bytes, from: source) }
+        }
+    }
+
+    private func learn(_ source: STUNAddress, for driver: PeerConnectionDriver) {
+        guard byAddress[source] !== driver else { return }
+        if let previous = byAddress[source] {
+            addresses[ObjectIdentifier(previous)]?.removeAll { $0 == source }
+        }
+        byAddress[source] = driver
+        var known = addresses[ObjectIdentifier(driver), default: []]
+        known.append(source)
+        if known.count > MediaPort.addressesPerConnection {
+            let dropped = known.removeFirst()
+            if byAddress[dropped] === driver { byAddress[dropped] = nil }
+        }
+        addresses[ObjectIdentifier(driver)] = known
+    }
+
+    /// The local part of a Binding request's USERNAME (`<local>:<remote>`), without validating the rest.
+    private static func localFragment(of bytes: [UInt8]) -> String? {
+        guard let message = try? STUNMessage(parsing: bytes), message.messageClass == .request,
+              let username = message.username, let colon = username.firstIndex(of: ":")
+        else { return nil }
+        return String(username[..<colon])
+    }
+}

@@ -1,0 +1,99 @@
+import NIOCore
+
+/// Runs one ``PeerConnection`` on one event loop in real time: it feeds the connection received datagrams and the
+/// clock, hands what the connection sends to a transmit function, and keeps one timer at the connection's deadline.
+///
+/// Threading: every method must be called on ``eventLoop``, which owns the connection; events are delivered there
+/// too. The type is `Sendable` so it can be handed to that loop, not so it can be used from elsewhere.
+public final class PeerConnectionDriver: @unchecked Sendable {
+    /// The loop that owns the connection.
+    public let eventLoop: any EventLoop
+    /// The connection; touch it only on ``eventLoop``.
+    public let connection: PeerConnection
+    private let transmit: ([UInt8], STUNAddress) -> Void
+    private var onEvent: ((PeerConnectionEvent) -> Void)?
+    private var timer: Scheduled<Void>?
+    private var timerDeadline: NIODeadline?
+    private var stopped = false
+
+    /// Creates a driver; `transmit` puts one datagram on the wire and is called on `eventLoop`.
+    public init(connection: PeerConnection, eventLoop: any EventLoop, transmit: @escaping ([UInt8], STUNAddress) -> Void) {
+        self.connection = connection
+        self.eventLoop = eventLoop
+        self.transmit = transmit
+    }
+
+    /// Starts the connection (a controlling agent sends its first checks) and reports its events to `onEvent`.
+    public func start(onEvent: @escaping (PeerConnectionEvent) -> Void) {
+        eventLoop.preconditionInEventLoop()
+        self.onEvent = onEvent
+        apply(connection.start(now: .now()))
+    }
+
+    /// Hands the connection a datagram that arrived from `source`.
+    public func receive(_ datagram: [UInt8], from source: STUNAddress) {
+        eventLoop.preconditionInEventLoop()
+        guard !stopped else { return }
+        apply(connection.receive(datagram, from: source, now: .now()))
+    }
+
+    /// Protects and sends an RTP packet; false when the connection is not up (the packet is dropped).
+    @discardableResult
+    public func sendRTP(_ packet: [UInt8]) -> Bool {
+        eventLoop.preconditionInEventLoop()
+        guard !stopped, let (datagram, target) = connection.sendRTP(packet) else { return false }
+        transmit(datagram, target)
+        return true
+    }
+
+    /// Protects and sends an RTCP compound packet; false when the connection is not up.
+    @discardableResult
+    public func sendRTCP(_ compound: [UInt8]) -> Bool {
+        eventLoop.preconditionInEventLoop()
+        guard !stopped, let (datagram, target) = connection.sendRTCP(compound) else { return false }
+        transmit(datagram, target)
+        return true
+    }
+
+    /// Restarts ICE with new credentials (see ``PeerConnection/restartICE(localICE:remoteICE:remoteCandidates:now:)``).
+    public func restartICE(localICE: ICECredentials, remoteICE: ICECredentials, remoteCandidates: [STUNAddress]?) {
+        eventLoop.preconditionInEventLoop()
+        guard !stopped else { return }
+        apply(connection.restartICE(localICE: localICE, remoteICE: remoteICE, remoteCandidates: remoteCandidates,
+                                    now: .now()))
+    }
+
+    /// Sends DTLS close_notify and stops: no more events, timers or datagrams.
+    public func stop() {
+        eventLoop.preconditionInEventLoop()
+        guard !stopped else { return }
+        let output = connection.close()
+        for (datagram, target) in output.datagrams { transmit(datagram, target) }
+        stopped = true
+        timer?.cancel()
+        timer = nil
+        onEvent = nil
+    }
+
+    private func apply(_ output: PeerConnectionOutput) {
+        for (datagram, target) in output.datagrams { transmit(datagram, target) }
+        for event in output.events {
+            guard !stopped else { break }
+            onEvent?(event)
+        }
+        scheduleTimer()
+    }
+
+    private func scheduleTimer() {
+        guard !stopped, let deadline = connection.nextDeadline else { return }
+        if let timerDeadline, timerDeadline <= deadline, timer != nil { return }
+        timer?.cancel()
+        timerDeadline = deadline
+        timer = eventLoop.scheduleTask(deadline: deadline) { [self] in
+            timer = nil
+            timerDeadline = nil
+            guard !stopped else { return }
+            apply(connection.tick(now: .now()))
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import NIOCore
+import NIOPosix
+
+/// A UDP socket of its own for one client peer connection: bind it first (its address is the SDP host candidate),
+/// then ``attach(_:onEvent:)`` the connection once the answer is known.
+///
+/// Threading: the socket's channel loop owns the connection; `attach`, `sendRTP`, `sendRTCP` and `close` hop onto it.
+public final class PeerConnectionSocket: @unchecked Sendable {
+    /// The local address the socket is bound to.
+    public let localAddress: STUNAddress
+    /// The loop that owns the socket and the attached connection.
+    public var eventLoop: any EventLoop { channel.eventLoop }
+    private let channel: any Channel
+    private let handler: DatagramHandler
+
+    private init(channel: any Channel, handler: DatagramHandler, localAddress: STUNAddress) {
+        self.channel = channel
+        self.handler = handler
+        self.localAddress = localAddress
+    }
+
+    /// Binds a UDP socket (port 0 picks a free one).
+    public static func bind(host: String, port: Int = 0, group: any EventLoopGroup) async throws -> PeerConnectionSocket {
+        let handler = DatagramHandler()
+        let channel = try await DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+            }
+            .bind(host: host, port: port).get()
+        guard let address = channel.localAddress.flatMap(STUNAddress.init) else {
+            try? await channel.close()
+            throw ChannelError.unknownLocalAddress
+        }
+        return PeerConnectionSocket(channel: channel, handler: handler, localAddress: address)
+    }
+
+    /// Runs `connection` on this socket: starts it and reports its events on ``eventLoop``.
+    public func attach(_ connection: PeerConnection, onEvent: @escaping @Sendable (PeerConnectionEvent) -> Void) {
+        let channel = self.channel
+        let transfer = UncheckedTransfer(connection)
+        eventLoop.execute { [handler] in
+            let driver = PeerConnectionDriver(connection: transfer.value, eventLoop: channel.eventLoop) { bytes, target in
+                channel.writeAndFlush(AddressedEnvelope(remoteAddress: target.socketAddress,
+                                                        data: channel.allocator.buffer(bytes: bytes)), promise: nil)
+            }
+            handler.driver?.stop()
+            handler.driver = driver
+            driver.start(onEvent: onEvent)
+        }
+    }
+
+    /// Sends an RTP packet over the attached connection (dropped when it is not connected).
+    public func sendRTP(_ packet: [UInt8]) {
+        eventLoop.execute { [handler] in handler.driver?.sendRTP(packet) }
+    }
+
+    /// Sends an RTCP compound packet over the attached connection.
+    public func sendRTCP(_ compound: [UInt8]) {
+        eventLoop.execute { [handler] in handler.driver?.sendRTCP(compound) }
+    }
+
+    /// Runs `body` on the loop with the attached connection's driver, if any.
+    public func withDriver<T: Sendable>(_ body: @escaping @Sendable (PeerConnectionDriver?) -> T) async throws -> T {
+        try await eventLoop.submit { [handler] in body(handler.driver) }.get()
+    }
+
+    /// Closes DTLS (close_notify) and the socket.
+    public func close() async {
+        try? await eventLoop.submit { [handler] in
+            handler.driver?.stop()
+            handler.driver = nil
+        }.get()
+        try? await channel.close()
+    }
+}
+
+/// Hands received datagrams to the attached driver; lives on the channel's loop.
+private final class DatagramHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    var driver: PeerConnectionDriver?
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        guard let driver, let source = STUNAddress(envelope.remoteAddress) else { return }
+        driver.receive(Array(envelope.data.readableBytesView), from: source)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // ICMP errors (port unreachable) surface here; ICE consent handles a peer that is really gone.
+    }
+}

@@ -1,0 +1,95 @@
+import CarillonRTC
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+/// Real UDP on 127.0.0.1: client sockets connect to sessions behind one shared server port.
+@Suite struct MediaPortTests {
+    /// Events seen by one side, readable from the test task.
+    final class EventLog: Sendable {
+        private let events = Mutex<[PeerConnectionEvent]>([])
+        func append(_ event: PeerConnectionEvent) { events.withLock { $0.append(event) } }
+        var all: [PeerConnectionEvent] { events.withLock { $0 } }
+        func rtpCount(ssrc: UInt32) -> Int {
+            all.filter { if case .rtp(let packet) = $0 { packet.ssrc == ssrc } else { false } }.count
+        }
+        var connected: Bool { all.contains { if case .connected = $0 { true } else { false } } }
+    }
+
+    func waitUntil(_ condition: () -> Bool, seconds: Double = 10) async throws {
+        let clock = ContinuousClock()
+        let end = clock.now + .seconds(seconds)
+        while !condition(), clock.now < end { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    func rtp(ssrc: UInt32, sequence: UInt16) -> [UInt8] {
+        RTPPacket(payloadType: 111, sequenceNumber: sequence, timestamp: UInt32(sequence) * 960, ssrc: ssrc,
+                  payload: [0xF8, 0xFF, 0xFE]).serialized()
+    }
+
+    @Test func twoClientsShareOneServerPortAndEachReachesItsOwnSession() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let port = try await MediaPort.bind(host: "127.0.0.1", port: 0, group: group)
+        let serverCertificate = try DTLSCertificate.generate(commonName: "server")
+        var clients: [(socket: PeerConnectionSocket, log: EventLog, ssrc: UInt32)] = []
+        var sessions: [(driver: PeerConnectionDriver, log: EventLog, ssrc: UInt32)] = []
+        for index in 0..<2 {
+            let clientCertificate = try DTLSCertificate.generate(commonName: "client\(index)")
+            let clientICE = ICECredentials.random(), serverICE = ICECredentials.random()
+            // The server side: a lite connection on its own loop (like a meeting's), registered on the shared port.
+            let loop = group.next()
+            let server = try PeerConnection(configuration: PeerConnectionConfiguration(
+                iceRole: .lite, localICE: serverICE, remoteICE: clientICE, dtlsRole: .server,
+                certificate: serverCertificate, remoteFingerprint: clientCertificate.fingerprint))
+            let driver = port.makeDriver(for: server, on: loop)
+            try await port.register(driver, usernameFragment: serverICE.usernameFragment).get()
+            let serverLog = EventLog()
+            try await loop.submit { driver.start { serverLog.append($0) } }.get()
+            sessions.append((driver, serverLog, UInt32(0xA000 + index)))
+            // The client side: its own socket, controlling, DTLS client.
+            let socket = try await PeerConnectionSocket.bind(host: "127.0.0.1", group: group)
+            let client = try PeerConnection(configuration: PeerConnectionConfiguration(
+                iceRole: .controlling(remoteCandidates: [port.localAddress]), localICE: clientICE, remoteICE: serverICE,
+                dtlsRole: .client, certificate: clientCertificate, remoteFingerprint: serverCertificate.fingerprint))
+            let clientLog = EventLog()
+            socket.attach(client) { clientLog.append($0) }
+            clients.append((socket, clientLog, UInt32(0xB000 + index)))
+        }
+        #expect(try await port.connectionCount() == 2)
+        try await waitUntil { clients.allSatisfy { $0.log.connected } && sessions.allSatisfy { $0.log.connected } }
+        for (client, session) in zip(clients, sessions) {
+            #expect(client.log.connected && session.log.connected)
+        }
+        for sequence in 0..<20 {
+            for (index, client) in clients.enumerated() {
+                client.socket.sendRTP(rtp(ssrc: client.ssrc, sequence: UInt16(sequence)))
+                let session = sessions[index]
+                let packet = rtp(ssrc: session.ssrc, sequence: UInt16(sequence))
+                session.driver.eventLoop.execute { session.driver.sendRTP(packet) }
+            }
+        }
+        try await waitUntil {
+            zip(clients, sessions).allSatisfy { $0.log.rtpCount(ssrc: $1.ssrc) == 20 && $1.log.rtpCount(ssrc: $0.ssrc) == 20 }
+        }
+        for (index, (client, session)) in zip(clients, sessions).enumerated() {
+            #expect(session.log.rtpCount(ssrc: client.ssrc) == 20, "session \(index)")
+            #expect(client.log.rtpCount(ssrc: session.ssrc) == 20, "client \(index)")
+            // Nothing crossed over to the other session.
+            #expect(session.log.rtpCount(ssrc: clients[1 - index].ssrc) == 0)
+        }
+        // Closing a client is reported to its session only.
+        await clients[0].socket.close()
+        try await waitUntil { sessions[0].log.all.contains(.closed) }
+        #expect(sessions[0].log.all.contains(.closed))
+        #expect(!sessions[1].log.all.contains(.closed))
+        for session in sessions {
+            try await port.unregister(session.driver).get()
+            try await session.driver.eventLoop.submit { session.driver.stop() }.get()
+        }
+        #expect(try await port.connectionCount() == 0)
+        await clients[1].socket.close()
+        await port.close()
+        try await group.shutdownGracefully()
+    }
+}
