@@ -5,7 +5,7 @@ VENV := .venv
 PYTHON_PACKAGES := boto3 pytest requests aiortc==1.16.0
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: all deps apt-deps python-deps build demo test test-swift test-interop check-generated clean
+.PHONY: all deps apt-deps python-deps build demo test test-swift test-interop check-generated fuzz clean
 
 all: build
 
@@ -50,6 +50,21 @@ test-interop: deps
 
 ## Every test: generated-code freshness, Swift unit and end-to-end tests, interop tests.
 test: deps check-generated test-swift test-interop
+
+## Fuzzes the STUN, RTP, RTCP and SDP parsers with libFuzzer (a separate release build in .build-fuzz), each for
+## FUZZ_RUNS inputs from a fixed seed, starting from the committed seed corpus in Fuzz/corpus.
+FUZZ_RUNS ?= 1000000
+FUZZ_TARGETS ?= stun rtp rtcp sdp
+fuzz: apt-deps
+	swift build -c release --product carillon-fuzz --scratch-path .build-fuzz \
+		-Xswiftc -sanitize=fuzzer -Xswiftc -DCARILLON_FUZZING -Xswiftc -parse-as-library
+	@for target in $(FUZZ_TARGETS); do \
+		mkdir -p .build-fuzz/corpus/$$target; \
+		echo "fuzzing $$target: $(FUZZ_RUNS) runs"; \
+		CARILLON_FUZZ_TARGET=$$target .build-fuzz/release/carillon-fuzz -runs=$(FUZZ_RUNS) -seed=1 -max_len=8192 \
+			-print_final_stats=1 .build-fuzz/corpus/$$target Fuzz/corpus/$$target 2>&1 | grep -E "^(#[0-9]+ *DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY)" ; \
+		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+	done
 
 clean:
 	rm -rf .build .build-* $(VENV)

@@ -1,0 +1,64 @@
+/// Retransmission in an RTX stream (RFC 4588): the sender wraps a packet from its send history with the RTX SSRC,
+/// the RTX payload type paired by `apt` and a sequence number of the RTX stream, the original sequence number (OSN)
+/// first in the payload; the receiver unwraps it back into the original packet.
+///
+/// Header extensions and CSRCs travel unchanged; padding of the original is dropped. Sans-IO, allocation of one
+/// array per packet.
+public struct RTXStream: Sendable {
+    /// The SSRC of the RTX stream (the second SSRC of `a=ssrc-group:FID`).
+    public let ssrc: UInt32
+    /// Media payload type to RTX payload type (the reverse of each RTX codec's `apt`).
+    public let payloadTypes: [UInt8: UInt8]
+    /// The next RTX sequence number.
+    public private(set) var nextSequenceNumber: UInt16
+
+    /// Creates the sending side of an RTX stream.
+    public init(ssrc: UInt32, payloadTypes: [UInt8: UInt8], firstSequenceNumber: UInt16 = .random(in: 0...UInt16.max)) {
+        self.ssrc = ssrc
+        self.payloadTypes = payloadTypes
+        self.nextSequenceNumber = firstSequenceNumber
+    }
+
+    /// Wraps an original RTP packet (plain, before SRTP) for retransmission; nil when its payload type has no RTX
+    /// pairing or the packet does not parse.
+    public mutating func wrap(_ original: [UInt8]) -> [UInt8]? {
+        guard let header = try? RTPHeader(reading: original), let rtxType = payloadTypes[header.payloadType] else {
+            return nil
+        }
+        var packet = [UInt8]()
+        packet.reserveCapacity(original.count + 2 + 32)
+        packet += original[..<header.payloadRange.lowerBound]
+        packet[0] &= ~0x20  // the original's padding is not carried
+        var rewritten = header
+        rewritten.payloadType = rtxType
+        rewritten.sequenceNumber = nextSequenceNumber
+        rewritten.ssrc = ssrc
+        rewritten.write(into: &packet)
+        packet.append(UInt8(header.sequenceNumber >> 8))
+        packet.append(UInt8(truncatingIfNeeded: header.sequenceNumber))
+        packet += original[header.payloadRange]
+        nextSequenceNumber &+= 1
+        return packet
+    }
+
+    /// Restores the original packet from a received RTX packet: `mediaSSRC` is the stream it repairs and
+    /// `mediaPayloadTypes` maps RTX payload types to their `apt`. Nil for a malformed or unpaired packet (an empty
+    /// RTX payload is padding used for probing and carries nothing).
+    public static func unwrap(_ rtx: [UInt8], mediaSSRC: UInt32, mediaPayloadTypes: [UInt8: UInt8]) -> [UInt8]? {
+        guard let header = try? RTPHeader(reading: rtx), header.payloadRange.count >= 2,
+              let mediaType = mediaPayloadTypes[header.payloadType]
+        else { return nil }
+        let osnAt = header.payloadRange.lowerBound
+        var packet = [UInt8]()
+        packet.reserveCapacity(rtx.count)
+        packet += rtx[..<osnAt]
+        packet[0] &= ~0x20
+        var original = header
+        original.payloadType = mediaType
+        original.sequenceNumber = UInt16(rtx[osnAt]) << 8 | UInt16(rtx[osnAt + 1])
+        original.ssrc = mediaSSRC
+        original.write(into: &packet)
+        packet += rtx[(osnAt + 2)..<header.payloadRange.upperBound]
+        return packet
+    }
+}
