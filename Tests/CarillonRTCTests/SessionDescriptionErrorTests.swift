@@ -153,6 +153,17 @@ import Testing
         }
     }
 
+    @Test func feedbackExpansionIsBounded() throws {
+        let types = (0...127).map(String.init).joined(separator: " ")
+        let star = (0..<65).map { "a=rtcp-fb:* x-\($0)\r\n" }.joined()
+        #expect(throws: SDPError.malformedLine(number: 70, line: "a=rtcp-fb:* x-64",
+                                               reason: "more than 64 rtcp-fb values for payload type 0")) {
+            try parse(Self.head + "m=video 9 RTP/AVPF \(types)\r\n" + star)
+        }
+        let sdp = try parse(Self.head + "m=video 9 RTP/AVPF \(types)\r\n" + star.split(separator: "\r\n").dropLast().joined(separator: "\r\n"))
+        #expect(sdp.media[0].codecs.count == 10 && sdp.media[0].codecs.allSatisfy { $0.feedback.count == 64 })
+    }
+
     /// Random byte flips, insertions of SDP punctuation and truncations of the fixtures never crash the parser, and
     /// whatever it accepts serializes to text that parses back to the same model.
     @Test func mutatedFixturesNeverCrashAndRoundTrip() throws {

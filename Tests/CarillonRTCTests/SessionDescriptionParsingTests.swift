@@ -268,6 +268,21 @@ import Testing
         #expect(try SessionDescription(parsing: text).sessionAttributes == [SDPAttribute(name: "group", value: "LS 0 1")])
     }
 
+    /// A meeting offer with one recvonly video section per subscribed stream stays within the default limits.
+    @Test func largeMeetingOffer() throws {
+        let lines = SDPFixtures.chromium.split(separator: "\n").map(String.init)
+        let start = try #require(lines.firstIndex(of: "a=mid:3")), mLine = start - 8
+        let end = try #require(lines.firstIndex { $0.hasPrefix("m=application") })
+        var text = lines[..<end].joined(separator: "\n") + "\n"
+        for index in 5..<85 {
+            text += lines[mLine..<end].map { $0 == "a=mid:3" ? "a=mid:\(index)" : $0 }.joined(separator: "\n") + "\n"
+        }
+        #expect(text.utf8.count > 96 * 1024)  // well over 64 KiB
+        let sdp = try SessionDescription(parsing: text)
+        #expect(sdp.media.count == 84 && sdp.media.last?.mid == "84" && sdp.media.last?.codecs.count == 6)
+        #expect(try SessionDescription(parsing: sdp.serialized) == sdp)
+    }
+
     @Test func standaloneCandidates() throws {
         let line = "candidate:842163049 1 udp 1686052607 198.51.100.7 50123 typ srflx raddr 192.0.2.10 rport 50123 generation 0 ufrag Fq3z"
         let bare = try ICECandidate(parsing: line)

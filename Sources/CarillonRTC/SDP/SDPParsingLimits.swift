@@ -9,11 +9,15 @@ public struct SDPParsingLimits: Sendable, Equatable, Hashable {
     public var maximumLineLength: Int
     /// Most accepted `m=` sections.
     public var maximumMediaSections: Int
+    /// Most distinct `a=rtcp-fb` values for one payload type; bounds what `a=rtcp-fb:*` lines multiply into.
+    public var maximumFeedbackPerCodec: Int
 
     /// Creates limits.
-    public init(maximumBytes: Int = 256 * 1024, maximumLineLength: Int = 8 * 1024, maximumMediaSections: Int = 256) {
+    public init(maximumBytes: Int = 256 * 1024, maximumLineLength: Int = 8 * 1024, maximumMediaSections: Int = 256,
+                maximumFeedbackPerCodec: Int = 64) {
         self.maximumBytes = maximumBytes
         self.maximumLineLength = maximumLineLength
         self.maximumMediaSections = maximumMediaSections
+        self.maximumFeedbackPerCodec = maximumFeedbackPerCodec
     }
 }

@@ -74,7 +74,7 @@ extension SessionDescription {
         otherLines = Self.stableSorted(otherLines) { $0.rank(inSession: true) }
         media = []
         media.reserveCapacity(drafts.count)
-        for draft in drafts { media.append(try draft.finish()) }
+        for draft in drafts { media.append(try draft.finish(limits: limits)) }
     }
 
     static func isASCIILetter(_ byte: UInt8) -> Bool {
@@ -166,14 +166,14 @@ private struct MediaDraft {
                                  numberOfPorts: numberOfPorts)
     }
 
-    func finish() throws(SDPError) -> MediaDescription {
+    func finish(limits: SDPParsingLimits) throws(SDPError) -> MediaDescription {
         var media = media
         media.otherLines = SessionDescription.stableSorted(media.otherLines) { $0.rank(inSession: false) }
         let isRTP = media.isRTP
         var sawDirection = false
         var rtpmaps: [UInt8: SDPCodec] = [:]
         var fmtps: [UInt8: [SDPCodec.Parameter]] = [:]
-        var feedback: [(payloadType: UInt8?, value: String)] = []  // nil payload type: `*`
+        var feedback: [(payloadType: UInt8?, value: String, line: SDPSourceLine)] = []  // nil payload type: `*`
         var unattached: [(payloadType: UInt8, attribute: SDPAttribute)] = []
         var ssrcIndex: [UInt32: Int] = [:]
         let formatTypes = Set(isRTP ? media.formats.compactMap { UInt8($0) } : [])
@@ -261,11 +261,11 @@ private struct MediaDraft {
                 let text = SDPText.fields(rest).joined(separator: " ")
                 guard !text.isEmpty else { break }
                 if typeText == "*" {
-                    feedback.append((nil, text))
+                    feedback.append((nil, text, line))
                 } else {
                     let payloadType = try line.payloadType(typeText)
                     guard formatTypes.contains(payloadType) else { break }  // not offered: ignored
-                    feedback.append((payloadType, text))
+                    feedback.append((payloadType, text, line))
                     unattached.append((payloadType, attribute))
                 }
             default:
@@ -281,7 +281,11 @@ private struct MediaDraft {
                 codec.parameters = fmtps[payloadType] ?? []
                 var seenFeedback = Set<String>()
                 for entry in feedback where entry.payloadType == nil || entry.payloadType == payloadType {
-                    if seenFeedback.insert(entry.value).inserted { codec.feedback.append(entry.value) }
+                    guard seenFeedback.insert(entry.value).inserted else { continue }
+                    guard codec.feedback.count < limits.maximumFeedbackPerCodec else {
+                        throw entry.line.malformed("more than \(limits.maximumFeedbackPerCodec) rtcp-fb values for payload type \(payloadType)")
+                    }
+                    codec.feedback.append(entry.value)
                 }
                 media.codecs.append(codec)
             }
