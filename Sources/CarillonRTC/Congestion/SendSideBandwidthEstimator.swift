@@ -63,7 +63,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// Packets the feedback reported lost (a packet reported again after arriving late is not taken back).
     public private(set) var packetsReportedLost = 0
 
-    /// Creates an estimator at the configured start bitrate.
+    /// Creates an estimator at the configured start bitrate; `historySize` (rounded up to a power of two) is how many
+    /// sent packets are remembered for matching feedback.
     public init(configuration: Configuration = Configuration(), historySize: Int = 8192) {
         self.configuration = configuration
         var size = 256

@@ -108,7 +108,8 @@ public enum RTCPPacket: Sendable, Equatable {
     /// Full intra request (PT 206, FMT 4, RFC 5104): key frames asked of one or more media sources.
     case fullIntraRequest(senderSSRC: UInt32, entries: [FullIntraRequestEntry])
     /// Receiver estimated maximum bitrate (PT 206, FMT 15, "REMB", draft-alvestrand-rmcat-remb): a bitrate in bits per
-    /// second for the listed sources; serialisation rounds it down to an 18-bit mantissa and 6-bit exponent.
+    /// second for the listed sources (at most 255 are serialised); serialisation rounds it down to an 18-bit mantissa and
+    /// 6-bit exponent.
     case receiverEstimatedMaximumBitrate(senderSSRC: UInt32, bitrate: UInt64, ssrcs: [UInt32])
     /// Transport-wide congestion control feedback (PT 205, FMT 15).
     case transportFeedback(TransportFeedback)
