@@ -1,0 +1,131 @@
+import NIOCore
+
+/// Spreads outgoing packets over time at a pacing rate (the target bitrate times a pacing factor), sans-IO.
+///
+/// Packets wait in one FIFO per priority; audio is never held back, retransmissions go before video. A byte budget
+/// grows with the rate and time and may be at most `burst` worth of bytes ahead; a packet leaves while the budget is
+/// positive and may overdraw it, the debt paid by later intervals, so the long-run rate is exact. Call ``poll(now:)``
+/// at ``nextDeadline`` (every `interval` while packets wait). When more than `maximumQueuedPackets` wait, the oldest
+/// video packet is dropped (or, with no video waiting, the oldest retransmission) and counted. Owned by one event loop.
+public struct Pacer: Sendable {
+    /// How urgently a packet must leave.
+    public enum Priority: Int, Sendable, Comparable, CaseIterable {
+        /// Audio: sent at the next poll whatever the budget.
+        case audio = 0
+        /// Retransmissions: before any video.
+        case retransmission = 1
+        /// Video and everything else.
+        case video = 2
+
+        public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// A packet waiting to be paced.
+    public struct Packet: Sendable, Equatable {
+        /// The datagram, opaque to the pacer.
+        public var bytes: [UInt8]
+        /// Its size on the wire, in bytes, as charged against the budget.
+        public var size: Int
+        /// Its priority.
+        public var priority: Priority
+
+        /// Creates a packet; `size` defaults to the byte count.
+        public init(bytes: [UInt8], size: Int? = nil, priority: Priority) {
+            self.bytes = bytes
+            self.size = size ?? bytes.count
+            self.priority = priority
+        }
+    }
+
+    /// Pacing rate over target bitrate.
+    public let pacingFactor: Double
+    /// Time between polls while packets wait.
+    public let interval: TimeAmount
+    /// How far ahead of the rate the budget may build while idle.
+    public let burst: TimeAmount
+    /// Most packets waiting before drops start.
+    public let maximumQueuedPackets: Int
+
+    private var queues: [CircularBuffer<Packet>]
+    private var budget = 0.0
+    private var lastPoll: NIODeadline?
+
+    /// The target bitrate last set, in bits per second.
+    public private(set) var targetBitrate: Int
+    /// Packets dropped because the queue was full.
+    public private(set) var droppedPackets = 0
+    /// Bytes waiting.
+    public private(set) var queuedBytes = 0
+
+    /// Creates a pacer for `targetBitrate` bits per second.
+    public init(targetBitrate: Int, pacingFactor: Double = 2.5, interval: TimeAmount = .milliseconds(5),
+                burst: TimeAmount = .milliseconds(5), maximumQueuedPackets: Int = 1000) {
+        self.targetBitrate = max(0, targetBitrate)
+        self.pacingFactor = pacingFactor
+        self.interval = interval
+        self.burst = burst
+        self.maximumQueuedPackets = max(1, maximumQueuedPackets)
+        queues = Priority.allCases.map { _ in CircularBuffer(initialCapacity: 64) }
+    }
+
+    /// The rate packets leave at, in bits per second.
+    public var pacingBitrate: Double { Double(targetBitrate) * pacingFactor }
+
+    /// Packets waiting.
+    public var queuedPackets: Int { queues.reduce(0) { $0 + $1.count } }
+
+    /// Sets a new target bitrate (from the bandwidth estimator); the pacing rate follows it.
+    public mutating func setRate(targetBitrate: Int) {
+        self.targetBitrate = max(0, targetBitrate)
+    }
+
+    /// Queues a packet.
+    public mutating func enqueue(_ packet: Packet) {
+        if queuedPackets >= maximumQueuedPackets, packet.priority != .audio {
+            if let dropped = queues[Priority.video.rawValue].popFirst() ?? queues[Priority.retransmission.rawValue].popFirst() {
+                queuedBytes -= dropped.size
+                droppedPackets += 1
+            }
+        }
+        queues[packet.priority.rawValue].append(packet)
+        queuedBytes += packet.size
+    }
+
+    /// When to poll next: at once (a deadline already passed) for waiting audio or before the first poll, otherwise the
+    /// next interval once the budget allows a packet; nil when nothing waits or the rate is zero.
+    public var nextDeadline: NIODeadline? {
+        guard let lastPoll else { return queuedPackets > 0 ? .uptimeNanoseconds(0) : nil }
+        if !queues[Priority.audio.rawValue].isEmpty { return lastPoll }
+        guard queuedPackets > 0 else { return nil }
+        let rate = pacingBitrate / 8 / 1e9
+        guard rate > 0 else { return nil }
+        let wait = budget > 0 ? 0 : Int64((-budget + 1) / rate)
+        return lastPoll + .nanoseconds(max(interval.nanoseconds, wait))
+    }
+
+    /// The packets to send at `now`, in order.
+    public mutating func poll(now: NIODeadline) -> [Packet] {
+        let rate = pacingBitrate / 8 / 1e9
+        let ceiling = Double(burst.nanoseconds) * rate
+        if let lastPoll {
+            if now > lastPoll { budget += Double((now - lastPoll).nanoseconds) * rate }
+        } else {
+            budget = ceiling
+        }
+        lastPoll = max(lastPoll ?? now, now)
+        budget = min(budget, ceiling)
+        var sending: [Packet] = []
+        while let packet = queues[Priority.audio.rawValue].popFirst() {
+            budget -= Double(packet.size)
+            sending.append(packet)
+        }
+        for priority in [Priority.retransmission, .video] {
+            while budget > 0, let packet = queues[priority.rawValue].popFirst() {
+                budget -= Double(packet.size)
+                sending.append(packet)
+            }
+        }
+        queuedBytes -= sending.reduce(0) { $0 + $1.size }
+        return sending
+    }
+}
