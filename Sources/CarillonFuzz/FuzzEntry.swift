@@ -16,6 +16,22 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     selectedTarget.run(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
     return 0
 }
+
+/// libFuzzer's driver (compiler-rt), which parses libFuzzer's flags and runs the loop.
+@_silgen_name("LLVMFuzzerRunDriver")
+private func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
+/// SwiftPM makes an executable's `main` an alias of `<Module>_main`; hand control to libFuzzer's driver from it.
+@_cdecl("CarillonFuzz_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments) { data, size in fuzzOneInput(data, size) }
+}
 #else
 import Foundation
 
