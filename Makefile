@@ -61,7 +61,7 @@ fuzz: apt-deps
 	@for target in $(FUZZ_TARGETS); do \
 		mkdir -p .build-fuzz/corpus/$$target; \
 		echo "fuzzing $$target: $(FUZZ_RUNS) runs"; \
-		CARILLON_FUZZ_TARGET=$$target .build-fuzz/release/carillon-fuzz -runs=$(FUZZ_RUNS) -seed=1 -max_len=8192 \
+		SWIFT_BACKTRACE=enable=no CARILLON_FUZZ_TARGET=$$target .build-fuzz/release/carillon-fuzz -runs=$(FUZZ_RUNS) -seed=1 -max_len=8192 \
 			-print_final_stats=1 .build-fuzz/corpus/$$target Fuzz/corpus/$$target 2>&1 | grep -E "^(#[0-9]+ *DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY)" ; \
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done

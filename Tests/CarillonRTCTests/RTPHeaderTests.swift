@@ -62,3 +62,20 @@ import Testing
         }
     }
 }
+
+/// Inputs the fuzzer found, kept as regressions.
+@Suite struct RTPFuzzRegressionTests {
+    @Test func aOneByteElementWithIDZeroIsPaddingAndSurvivesARoundTrip() throws {
+        // Found by `make fuzz`: 0x02 (ID 0, length nibble 2) was read as an extension with ID 0, which serialised
+        // into a form that did not parse back.
+        let bytes: [UInt8] = [0xB1, 0xE0, 0x12, 0x34, 0, 0, 3, 0xC0, 0xDE, 0xAD, 0xBE, 0xEF, 1, 2, 3, 4,
+                              0xBE, 0xDE, 0, 2, 0x02, 0x03, 0x10, 0x7F, 0, 0x21, 0x05, 0,
+                              0x90, 0, 0, 0, 0xAA, 0xBB, 0xCC, 0, 0, 3]
+        let packet = try RTPPacket(parsing: bytes)
+        #expect(packet.extensions.allSatisfy { $0.id != 0 })
+        let reparsed = try RTPPacket(parsing: packet.serialized())
+        #expect(reparsed == packet)
+        let header = try RTPHeader(reading: bytes)
+        #expect(header.extensionRange(id: 0, in: bytes) == nil)
+    }
+}

@@ -58,7 +58,7 @@ public struct RTPHeader: Sendable, Equatable {
         var index = block.lowerBound
         while index < block.upperBound {
             let byte = bytes[index]
-            if byte == 0 {
+            if byte == 0 || (oneByte && byte >> 4 == 0) {
                 index += 1
                 continue
             }
@@ -94,7 +94,7 @@ public struct RTPHeader: Sendable, Equatable {
         var index = block.lowerBound
         while index < block.upperBound {
             let byte = bytes[index]
-            if byte == 0 {
+            if byte == 0 || (oneByteExtensions && byte >> 4 == 0) {
                 index += 1
                 continue
             }

@@ -84,7 +84,8 @@ public struct RTPPacket: Sendable, Equatable {
         if profile == 0xBEDE {
             while index < block.endIndex {
                 let byte = block[index]
-                if byte == 0 { index += 1; continue }  // padding
+                // ID 0 is padding (RFC 8285 §4.2): skip the byte whatever its length nibble says, as libwebrtc does.
+                if byte >> 4 == 0 { index += 1; continue }
                 let id = byte >> 4
                 guard id != 15 else { break }  // reserved: stop parsing (RFC 8285 §4.2)
                 let length = Int(byte & 0x0F) + 1
