@@ -61,6 +61,7 @@ let package = Package(
             name: "CarillonServer",
             dependencies: [
                 "CarillonProtocol",
+                "CarillonRTC",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -76,6 +77,7 @@ let package = Package(
             name: "Carillon",
             dependencies: [
                 "CarillonProtocol",
+                "CarillonRTC",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

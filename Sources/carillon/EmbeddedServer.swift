@@ -31,7 +31,7 @@ final class EmbeddedServer: Sendable {
         let key = AccessKey.generate()
         let logger = CommandLogging.logger(label: "carillon.embedded", level: logLevel)
         let server = try await MeetingServer(
-            configuration: ServerConfiguration(dataDirectory: directory, port: 0, accessKeys: [key]),
+            configuration: ServerConfiguration(dataDirectory: directory, port: 0, mediaPort: 0, accessKeys: [key]),
             logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [server], logger: logger))

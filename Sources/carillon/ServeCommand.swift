@@ -31,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
-        guard (1...65535).contains(mediaPort) else { throw ValidationError("--media-port must be 1...65535") }
+        guard (0...65535).contains(mediaPort) else { throw ValidationError("--media-port must be 0...65535 (0 picks a free port)") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
 

@@ -49,7 +49,27 @@ import Testing
         _ = core.start(reconnectBudget: .seconds(120), now: now)
         _ = core.socketOpened(now: now)
         _ = core.received(frame(.joinAck) { $0.joinack.defaultServerSideNetworkAdaption = .default }, now: now)
-        return core.received(frame(.index), now: now)
+        return mediaStep(&core, at: now)
+    }
+
+    /// INDEX, then the media step (offer, SUBSCRIBE, SUBSCRIBE_ACK, connected); returns the last step's actions.
+    func mediaStep(_ core: inout SignalingSessionCore, at now: SessionTime) -> [SessionAction] {
+        let index = core.received(frame(.index), now: now)
+        guard index.contains(where: { if case .prepareMedia = $0 { true } else { false } }) else { return index }
+        _ = core.mediaOfferReady("v=0 offer", now: now)
+        _ = core.received(frame(.subscribeAck) { $0.suback.sdpAnswer = "v=0 answer" }, now: now)
+        return core.mediaConnected(now: now)
+    }
+
+    func has(_ actions: [SessionAction], _ wanted: String) -> Bool {
+        actions.contains {
+            switch $0 {
+            case .prepareMedia: wanted == "prepare"
+            case .connectMedia(let answer): wanted == "connect:\(answer)"
+            case .stopMedia: wanted == "stop"
+            default: false
+            }
+        }
     }
 
     @Test func joinFlowSendsPingAndJoinThenStartsOnJoinAckAndIndex() {
@@ -68,8 +88,58 @@ import Testing
         // INDEX before JOIN_ACK does not count.
         #expect(core.received(frame(.index), now: start).isEmpty)
         _ = core.received(frame(.joinAck), now: start)
-        #expect(events(core.received(frame(.index), now: start)) == ["started(false)"])
+        // INDEX ends the join; the session is in the meeting only once media has connected.
+        let index = core.received(frame(.index), now: start)
+        #expect(has(index, "prepare") && events(index).isEmpty && !core.isInMeeting)
+        let subscribe = sent(core.mediaOfferReady("v=0 offer", now: start))
+        #expect(subscribe.map(\.type) == [.subscribe])
+        let sub = subscribe[0].sub
+        #expect(sub.sdpOffer == "v=0 offer" && sub.duplex == .rx && sub.receiveStreamIds.isEmpty)
+        #expect(sub.sendStreams.map(\.mediaType) == [.audio] && sub.sendStreams[0].attendeeID == "self-id")
+        #expect(sub.sendStreams[0].trackLabel == "AmazonChimeExpressAudio" && sub.sendStreams[0].streamID == 1)
+        #expect(sub.hasAudioMuted && !sub.audioMuted)
+        // A second offer for the same step is not sent again.
+        #expect(core.mediaOfferReady("v=0 again", now: start).isEmpty)
+        let ack = core.received(frame(.subscribeAck) { $0.suback.sdpAnswer = "v=0 answer" }, now: start)
+        #expect(has(ack, "connect:v=0 answer"))
+        #expect(events(core.mediaConnected(now: start)) == ["started(false)"])
         #expect(core.isInMeeting)
+    }
+
+    @Test func mediaThatFailsOrNeverConnectsIsRetried() {
+        var failing = core(random: 0)
+        _ = failing.start(reconnectBudget: .seconds(120), now: start)
+        _ = failing.socketOpened(now: start)
+        _ = failing.received(frame(.joinAck), now: start)
+        _ = failing.received(frame(.index), now: start)
+        _ = failing.mediaOfferReady("v=0 offer", now: start)
+        _ = failing.received(frame(.subscribeAck) { $0.suback.sdpAnswer = "v=0 answer" }, now: start)
+        let failed = failing.mediaFailed(now: start)
+        #expect(has(failed, "stop") && events(failed).isEmpty)
+        #expect(opens(failing.tick(now: start.advanced(by: .seconds(1)))))
+        // No SUBSCRIBE_ACK within the 15 s step: retry.
+        var silent = core(random: 0)
+        _ = silent.start(reconnectBudget: .seconds(120), now: start)
+        _ = silent.socketOpened(now: start)
+        _ = silent.received(frame(.joinAck), now: start)
+        _ = silent.received(frame(.index), now: start)
+        _ = silent.mediaOfferReady("v=0 offer", now: start)
+        #expect(silent.tick(now: start.advanced(by: .seconds(14))).isEmpty == false || !silent.isInMeeting)
+        let timedOut = silent.tick(now: start.advanced(by: .seconds(15)))
+        #expect(has(timedOut, "stop") && timedOut.contains { if case .closeSocket = $0 { true } else { false } })
+        // An empty answer is a failed step too.
+        var empty = core(random: 0)
+        _ = empty.start(reconnectBudget: .seconds(120), now: start)
+        _ = empty.socketOpened(now: start)
+        _ = empty.received(frame(.joinAck), now: start)
+        _ = empty.received(frame(.index), now: start)
+        _ = empty.mediaOfferReady("v=0 offer", now: start)
+        #expect(has(empty.received(frame(.subscribeAck), now: start), "stop"))
+        // Media lost in the meeting: dropped, reconnecting, media torn down.
+        var lost = core(random: 0)
+        _ = joined(&lost)
+        let drop = lost.mediaFailed(now: start)
+        #expect(events(drop) == ["dropped", "connecting(true)"] && has(drop, "stop"))
     }
 
     @Test(arguments: [
@@ -111,7 +181,7 @@ import Testing
         let rejoin = sent(core.socketOpened(now: later))
         #expect(rejoin.last?.join.audioSessionID == 4242)
         _ = core.received(frame(.joinAck), now: later)
-        #expect(events(core.received(frame(.index), now: later)) == ["started(true)"])
+        #expect(events(mediaStep(&core, at: later)) == ["started(true)"])
     }
 
     @Test func muteSurvivesAReconnect() {
@@ -124,7 +194,7 @@ import Testing
         _ = core.tick(now: start)
         _ = core.socketOpened(now: start)
         _ = core.received(frame(.joinAck), now: start)
-        let back = core.received(frame(.index), now: start)
+        let back = mediaStep(&core, at: start)
         #expect(sent(back).first?.type == .audioControl)
         #expect(sent(back).first?.audioControl.muted == true)
     }
@@ -207,7 +277,8 @@ import Testing
     @Test func leaveWaitsForLeaveAckOrTimesOut() {
         var core = core()
         _ = joined(&core)
-        #expect(sent(core.stop(now: start)).map(\.type) == [.leave])
+        let leave = core.stop(now: start)
+        #expect(sent(leave).map(\.type) == [.leave] && has(leave, "stop"))
         #expect(events(core.received(frame(.leaveAck), now: start)) == ["stopped(ok)"])
         var silent = self.core()
         _ = joined(&silent)

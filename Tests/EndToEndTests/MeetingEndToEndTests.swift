@@ -7,7 +7,8 @@ import Testing
 /// A real server on 127.0.0.1 and several SDK sessions talking to it through the real signaling protocol.
 @Suite(.timeLimit(.minutes(2)))
 struct MeetingEndToEndTests {
-    /// Joins `name` to the meeting with a probe attached; the session is started.
+    /// Joins `name` to the meeting with a probe attached and waits until the session is in the meeting (signaling
+    /// joined and media connected).
     func join(
         _ harness: ServerHarness,
         _ meeting: (response: CreateMeetingResponse, meetingId: String),
@@ -15,7 +16,9 @@ struct MeetingEndToEndTests {
         topics: [String] = ["chat"]
     ) async throws -> (session: DefaultMeetingSession, probe: SessionProbe) {
         let configuration = try await harness.configuration(meeting: meeting, name: name)
-        return try start(configuration, name: name, topics: topics)
+        let joined = try start(configuration, name: name, topics: topics)
+        try await joined.probe.wait("\(name) started") { $0.starts == [false] }
+        return joined
     }
 
     func start(

@@ -45,6 +45,7 @@ final class ServerHarness: Sendable {
             configuration: ServerConfiguration(
                 dataDirectory: directory,
                 port: port,
+                mediaPort: 0,
                 accessKeys: [key],
                 signaling: signaling
             ),

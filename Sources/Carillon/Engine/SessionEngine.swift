@@ -1,4 +1,5 @@
 import CarillonProtocol
+import CarillonRTC
 import Dispatch
 import NIOCore
 import NIOPosix
@@ -24,6 +25,19 @@ final class SessionEngine: @unchecked Sendable {
     private var socket: SignalingSocket?
     private var timer: Scheduled<Void>?
     private var timerDeadline: NIODeadline?
+    private var media: SessionMedia?
+    /// Bumped whenever media is torn down, so a late bind or event of an abandoned connection is ignored.
+    private var mediaGeneration = 0
+    private lazy var certificate: DTLSCertificate? = try? DTLSCertificate.generate(commonName: "carillon-client")
+
+    /// The media connection of the current signaling connection.
+    private struct SessionMedia {
+        let socket: PeerConnectionSocket
+        let local: TransportDescription
+        let certificate: DTLSCertificate
+        let ssrc: UInt32
+        var opusPayloadType: UInt8 = AudioSessionDescription.offeredOpusPayloadType
+    }
 
     struct Mirror {
         var started = false
@@ -46,6 +60,7 @@ final class SessionEngine: @unchecked Sendable {
         self.logger = logger
         self.core = SignalingSessionCore(
             credentials: configuration.credentials,
+            audioHost: configuration.urls.audioHostUrl,
             audioSessionId: UInt64(UInt32.random(in: 1...UInt32.max))
         )
     }
@@ -89,13 +104,15 @@ final class SessionEngine: @unchecked Sendable {
     private func apply(_ step: (inout SignalingSessionCore, SessionTime) -> [SessionAction]) {
         eventLoop.assertInEventLoop()
         let actions = step(&core, .now())
-        perform(actions)
+        // The mirror changes before any event goes out, so an observer told "started" finds the session in the
+        // meeting.
         let inMeeting = core.isInMeeting
         let stopped = core.phase == .stopped
         mirror.withLock { mirror in
             mirror.inMeeting = inMeeting
             if stopped { mirror.started = false }
         }
+        perform(actions)
         rescheduleTimer()
     }
 
@@ -119,8 +136,101 @@ final class SessionEngine: @unchecked Sendable {
                 socket = nil
             case .event(let event):
                 deliver(event)
+            case .prepareMedia:
+                prepareMedia()
+            case .connectMedia(let answer):
+                connectMedia(answer: answer)
+            case .stopMedia:
+                stopMedia()
             }
         }
+    }
+
+    // MARK: Media
+
+    /// Binds a UDP socket on this loop, on the interface that reaches the server, and makes the offer.
+    private func prepareMedia() {
+        stopMedia()
+        let generation = mediaGeneration
+        guard let certificate else {
+            logger.error(msg: "no DTLS certificate: media cannot connect")
+            apply { $0.mediaFailed(now: $1) }
+            return
+        }
+        let host = socket?.localAddress?.ipAddress ?? "0.0.0.0"
+        let loop = eventLoop
+        Task {
+            let bound: PeerConnectionSocket
+            do {
+                bound = try await PeerConnectionSocket.bind(host: host, group: loop)
+            } catch {
+                loop.execute { [self] in
+                    guard generation == mediaGeneration else { return }
+                    logger.error(msg: "could not bind a media socket on \(host): \(error)")
+                    apply { $0.mediaFailed(now: $1) }
+                }
+                return
+            }
+            loop.execute { [self] in
+                guard generation == mediaGeneration else {
+                    Task { await bound.close() }
+                    return
+                }
+                let local = TransportDescription(
+                    ice: .random(), fingerprint: certificate.fingerprint, setup: .actpass,
+                    candidates: [TransportDescription.hostCandidate(for: bound.localAddress)])
+                let ssrc = UInt32.random(in: 1...UInt32.max)
+                media = SessionMedia(socket: bound, local: local, certificate: certificate, ssrc: ssrc)
+                let offer = AudioSessionDescription.offer(transport: local, ssrc: ssrc, cname: core.credentials.attendeeId)
+                apply { $0.mediaOfferReady(offer.serialized, now: $1) }
+            }
+        }
+    }
+
+    /// Applies the server's answer: a controlling ICE agent towards the answer's candidates, DTLS as negotiated.
+    private func connectMedia(answer text: String) {
+        guard var media else { return }
+        let generation = mediaGeneration
+        do {
+            let answer = try SessionDescription(parsing: text)
+            let remote = try TransportDescription(remote: answer)
+            media.opusPayloadType = try AudioSessionDescription.opusPayloadType(in: answer)
+            self.media = media
+            let connection = try PeerConnection(configuration: PeerConnectionConfiguration(
+                iceRole: .controlling(remoteCandidates: remote.udpAddresses()), localICE: media.local.ice,
+                remoteICE: remote.ice, dtlsRole: TransportDescription.dtlsRole(local: .actpass, remote: remote.setup),
+                certificate: media.certificate, remoteFingerprint: remote.fingerprint))
+            media.socket.attach(connection) { [self] event in mediaEvent(event, generation: generation) }
+        } catch {
+            logger.error(msg: "the server's answer cannot be used: \(error)")
+            apply { $0.mediaFailed(now: $1) }
+        }
+    }
+
+    /// Runs on this loop (the media socket is bound to it).
+    private func mediaEvent(_ event: PeerConnectionEvent, generation: Int) {
+        guard generation == mediaGeneration else { return }
+        switch event {
+        case .connected(let profile):
+            logger.info(msg: "media connected (\(profile))")
+            apply { $0.mediaConnected(now: $1) }
+        case .failed(let failure):
+            logger.error(msg: "media failed: \(failure)")
+            apply { $0.mediaFailed(now: $1) }
+        case .closed:
+            // The server closes media when it ends the session on purpose; signaling says why (and may arrive later
+            // than this datagram), and ICE consent fails within 30 s if the server is gone for real.
+            logger.info(msg: "the server closed the media connection")
+        case .iceConnected, .pathChanged, .rtp, .rtcp:
+            break
+        }
+    }
+
+    private func stopMedia() {
+        mediaGeneration += 1
+        guard let media else { return }
+        self.media = nil
+        Task { await media.socket.close() }
     }
 
     private func socketEvent(_ event: SignalingSocket.Event) {

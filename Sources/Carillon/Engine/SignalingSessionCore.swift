@@ -12,6 +12,12 @@ enum SessionAction: Sendable {
     case closeSocket
     /// Tell the app.
     case event(SessionEvent)
+    /// Make a new media connection's local offer and hand it to ``SignalingSessionCore/mediaOfferReady(_:now:)``.
+    case prepareMedia
+    /// Apply the server's answer to the prepared media connection and connect it.
+    case connectMedia(answer: String)
+    /// Tear down the media connection, if any.
+    case stopMedia
 }
 
 /// What the app is told, in order.
@@ -27,8 +33,9 @@ enum SessionEvent: Sendable {
 
 /// The client side of a Chime signaling session as a synchronous state machine (sans-IO).
 ///
-/// Fed the session's inputs and the time, it returns ``SessionAction``s. It runs JOIN (JOIN_ACK then INDEX mean
-/// "in the meeting" until media exists), pings every 10 s (four missed pongs outside the 10 s grace after a
+/// Fed the session's inputs and the time, it returns ``SessionAction``s. It runs JOIN (JOIN_ACK, then INDEX), then
+/// the media step: SUBSCRIBE with the local offer, SUBSCRIBE_ACK with the answer, and the media connection's report
+/// that ICE and DTLS completed mean "in the meeting" (all within the 15 s step budget). It pings every 10 s (four missed pongs outside the 10 s grace after a
 /// (re)connect mean "reconnect"), maps close codes and status frames to outcomes, reconnects with full-jitter back-off
 /// inside the reconnect budget, and leaves with LEAVE/LEAVE_ACK.
 ///
@@ -54,6 +61,7 @@ struct SignalingSessionCore: Sendable {
         case idle
         case opening(deadline: NIODeadline)
         case joining(deadline: NIODeadline, gotJoinAck: Bool)
+        case connectingMedia(deadline: NIODeadline, subscribed: Bool)
         case inMeeting
         case waitingToRetry(at: NIODeadline)
         case leaving(deadline: NIODeadline)
@@ -66,6 +74,8 @@ struct SignalingSessionCore: Sendable {
     static let missedPongLimit = 4
 
     let credentials: MeetingSessionCredentials
+    /// The meeting's AudioHostUrl, echoed in SUBSCRIBE.
+    let audioHost: String
     private(set) var phase: Phase = .idle
     private(set) var roster: RosterTracker
     private var backoff: ReconnectBackoff
@@ -81,10 +91,12 @@ struct SignalingSessionCore: Sendable {
 
     init(
         credentials: MeetingSessionCredentials,
+        audioHost: String = "",
         audioSessionId: UInt64,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.credentials = credentials
+        self.audioHost = audioHost
         self.roster = RosterTracker(selfAttendeeId: credentials.attendeeId)
         self.backoff = ReconnectBackoff(budget: .milliseconds(Int64(AudioVideoConfiguration.defaultReconnectTimeoutMs)))
         self.audioSessionId = audioSessionId
@@ -95,7 +107,8 @@ struct SignalingSessionCore: Sendable {
 
     var nextDeadline: NIODeadline? {
         switch phase {
-        case .opening(let deadline), .joining(let deadline, _), .leaving(let deadline): min(deadline, nextPing ?? deadline)
+        case .opening(let deadline), .joining(let deadline, _), .connectingMedia(let deadline, _), .leaving(let deadline):
+            min(deadline, nextPing ?? deadline)
         case .waitingToRetry(let at): at
         case .inMeeting: nextPing
         case .idle, .stopped: nil
@@ -149,9 +162,12 @@ struct SignalingSessionCore: Sendable {
         switch phase {
         case .leaving:
             phase = .stopped
-            return [.event(.stopped(.ok))]
+            return [.stopMedia, .event(.stopped(.ok))]
         case .idle, .stopped, .waitingToRetry:
             return []
+        case .connectingMedia:
+            // Waiting for SUBSCRIBE_ACK or for media to connect, any close is a failed step worth retrying.
+            return retry(now: now, cause: .audioInternalServerError)
         case .opening, .joining:
             guard let code, !(4500...4599).contains(code) else { return retry(now: now, cause: .audioInternalServerError) }
             switch code {
@@ -172,7 +188,7 @@ struct SignalingSessionCore: Sendable {
 
     mutating func received(_ frame: SdkSignalFrame, now: SessionTime) -> [SessionAction] {
         switch phase {
-        case .joining, .inMeeting, .leaving: break
+        case .joining, .connectingMedia, .inMeeting, .leaving: break
         default: return []
         }
         if frame.hasError, frame.error.status != 0, let outcome = errorOutcome(frame.error.status, now: now) {
@@ -197,15 +213,15 @@ struct SignalingSessionCore: Sendable {
             return []
         case .index:
             guard case .joining(_, true) = phase else { return [] }
-            let reconnecting = hasBeenInMeeting
-            phase = .inMeeting
-            hasBeenInMeeting = true
-            connectedAt = now.monotonic
-            backoff.reset()
-            var actions: [SessionAction] = [.event(.started(reconnecting: reconnecting))]
-            // Mute survives a reconnect: tell the new server side.
-            if muted { actions.append(.send(audioControl(now))) }
-            return actions
+            // The first INDEX ends the join; media comes next, in a step of its own.
+            phase = .connectingMedia(deadline: now.monotonic + Self.stepTimeout, subscribed: false)
+            return [.prepareMedia]
+        case .subscribeAck:
+            guard case .connectingMedia(let deadline, true) = phase else { return [] }
+            let answer = frame.hasSuback ? frame.suback.sdpAnswer : ""
+            guard !answer.isEmpty else { return [.closeSocket] + retry(now: now, cause: .audioInternalServerError) }
+            phase = .connectingMedia(deadline: deadline, subscribed: true)
+            return [.connectMedia(answer: answer)]
         case .audioStreamIDInfo:
             let changes = roster.apply(frame.audioStreamIDInfo.streams)
             return changes.isEmpty ? [] : [.event(.roster(changes))]
@@ -226,20 +242,67 @@ struct SignalingSessionCore: Sendable {
         case .leaveAck:
             guard case .leaving = phase else { return [] }
             phase = .stopped
-            return [.closeSocket, .event(.stopped(.ok))]
+            return [.stopMedia, .closeSocket, .event(.stopped(.ok))]
         default:
             return []
         }
     }
 
+    /// The local offer of a new media connection is ready: SUBSCRIBE with it.
+    mutating func mediaOfferReady(_ offer: String, now: SessionTime) -> [SessionAction] {
+        guard case .connectingMedia(let deadline, false) = phase else { return [] }
+        phase = .connectingMedia(deadline: deadline, subscribed: true)
+        var audio = SdkStreamDescriptor()
+        audio.mediaType = .audio
+        audio.trackLabel = "AmazonChimeExpressAudio"
+        audio.streamID = 1
+        audio.groupID = 1
+        audio.framerate = 15
+        audio.maxBitrateKbps = 600
+        audio.avgBitrateBps = 400_000
+        audio.attendeeID = credentials.attendeeId
+        var subscribe = SdkSubscribeFrame()
+        subscribe.duplex = .rx
+        subscribe.sendStreams = [audio]
+        subscribe.sdpOffer = offer
+        subscribe.audioHost = audioHost
+        subscribe.audioCheckin = false
+        subscribe.audioMuted = muted
+        var frame = Self.frame(.subscribe, now)
+        frame.sub = subscribe
+        return [.send(frame)]
+    }
+
+    /// The media connection completed ICE and DTLS: the session is in the meeting.
+    mutating func mediaConnected(now: SessionTime) -> [SessionAction] {
+        guard case .connectingMedia(_, true) = phase else { return [] }
+        let reconnecting = hasBeenInMeeting
+        phase = .inMeeting
+        hasBeenInMeeting = true
+        connectedAt = now.monotonic
+        backoff.reset()
+        var actions: [SessionAction] = [.event(.started(reconnecting: reconnecting))]
+        // Mute survives a reconnect: tell the new server side.
+        if muted { actions.append(.send(audioControl(now))) }
+        return actions
+    }
+
+    /// The media connection could not be made or was lost (ICE or DTLS failure, consent expiry): reconnect.
+    mutating func mediaFailed(now: SessionTime) -> [SessionAction] {
+        switch phase {
+        case .connectingMedia, .inMeeting: [.closeSocket] + retry(now: now, cause: .audioInternalServerError)
+        default: []
+        }
+    }
+
     mutating func tick(now: SessionTime) -> [SessionAction] {
         switch phase {
-        case .opening(let deadline), .joining(let deadline, _):
+        case .opening(let deadline), .joining(let deadline, _), .connectingMedia(let deadline, _):
             if deadline <= now.monotonic { return [.closeSocket] + retry(now: now, cause: .audioInternalServerError) }
         case .leaving(let deadline):
             if deadline <= now.monotonic {
                 phase = .stopped
-                return [.closeSocket, .event(.stopped(.ok))]
+                return [.stopMedia, .closeSocket, .event(.stopped(.ok))]
             }
         case .waitingToRetry(let at):
             if at <= now.monotonic {
@@ -265,14 +328,14 @@ struct SignalingSessionCore: Sendable {
         switch phase {
         case .idle, .stopped, .leaving:
             return []
-        case .inMeeting, .joining:
+        case .inMeeting, .joining, .connectingMedia:
             phase = .leaving(deadline: now.monotonic + Self.stepTimeout)
             var leave = Self.frame(.leave, now)
             leave.leave = SdkLeaveFrame()
-            return [.send(leave)]
+            return [.stopMedia, .send(leave)]
         case .opening, .waitingToRetry:
             phase = .stopped
-            return [.closeSocket, .event(.stopped(.ok))]
+            return [.stopMedia, .closeSocket, .event(.stopped(.ok))]
         }
     }
 
@@ -298,7 +361,7 @@ struct SignalingSessionCore: Sendable {
     // MARK: Outcomes
 
     private mutating func retry(now: SessionTime, cause: MeetingSessionStatusCode) -> [SessionAction] {
-        var actions: [SessionAction] = []
+        var actions: [SessionAction] = [.stopMedia]
         if phase == .inMeeting {
             actions.append(.event(.dropped))
             actions.append(.event(.startConnecting(reconnecting: true)))
@@ -318,7 +381,7 @@ struct SignalingSessionCore: Sendable {
         let wasRetrying = hasBeenInMeeting && phase != .inMeeting
         phase = .stopped
         nextPing = nil
-        var actions: [SessionAction] = [.closeSocket]
+        var actions: [SessionAction] = [.stopMedia, .closeSocket]
         if wasRetrying { actions.append(.event(.cancelledReconnect)) }
         actions.append(.event(.stopped(status)))
         return actions

@@ -43,6 +43,9 @@ final class SignalingSocket: @unchecked Sendable {
 
     let eventLoop: any EventLoop
     private var channel: (any Channel)?
+
+    /// The local end of the connection to the server (the interface that reaches it), once connected.
+    var localAddress: SocketAddress? { channel?.localAddress }
     private var closedReported = false
     private let onEvent: (Event) -> Void
 

@@ -1,4 +1,5 @@
 import CarillonProtocol
+import CarillonRTC
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
@@ -29,6 +30,8 @@ public final class MeetingServer: Service, Sendable {
     private let logger: Logger
     private let group: any EventLoopGroup
     private let readiness = NIOLockedValueBox<ServerReadiness>(ServerReadiness())
+    /// The shared media port, the DTLS certificate and the announced media address.
+    public let media: MediaContext
 
     /// Opens (or creates) the data directory and its database; does not listen yet.
     public init(configuration: ServerConfiguration, logger: Logger, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws {
@@ -39,13 +42,23 @@ public final class MeetingServer: Service, Sendable {
         let store = try SQLiteMeetingStore(directory: configuration.dataDirectory)
         self.store = store
         self.tokenSecret = try await Self.loadTokenSecret(store)
-        let rooms = MeetingRooms(group: group, configuration: configuration.signaling, logger: logger)
+        // The media port is bound now, so its real port (0 picks a free one) goes into every MediaPlacement.
+        let port = try await MediaPort.bind(host: configuration.host, port: configuration.mediaPort, group: group)
+        let candidate = try SocketAddress.makeAddressResolvingHost(configuration.advertisedHost,
+                                                                   port: Int(port.localAddress.port))
+        guard let candidateAddress = STUNAddress(candidate) else {
+            await port.close()
+            throw MeetingServerError.unusableMediaAddress(configuration.advertisedHost)
+        }
+        self.media = MediaContext(port: port, certificate: try DTLSCertificate.generate(commonName: "carillon"),
+                                  candidateAddress: candidateAddress)
+        let rooms = MeetingRooms(group: group, configuration: configuration.signaling, media: media, logger: logger)
         self.rooms = rooms
         let secret = tokenSecret
         let placement = LocalMeetingPlacement(
             host: configuration.advertisedHost,
             httpPort: configuration.port,
-            mediaPort: configuration.mediaPort
+            mediaPort: Int(port.localAddress.port)
         )
         self.placement = placement
         self.handler = ControlAPIHandler(
@@ -89,6 +102,7 @@ public final class MeetingServer: Service, Sendable {
         let readiness = self.readiness
         let configuration = self.configuration
         let placement = self.placement
+        let mediaPort = Int(media.port.localAddress.port)
         let app = Application(
             responder: responder,
             server: .http1WebSocketUpgrade(
@@ -102,7 +116,7 @@ public final class MeetingServer: Service, Sendable {
                 let address = ServerAddress(
                     endpoint: "http://\(configuration.advertisedHost):\(port)",
                     port: port,
-                    mediaPort: configuration.mediaPort
+                    mediaPort: mediaPort
                 )
                 let waiters = readiness.withLockedValue { $0.ready(address) }
                 for waiter in waiters { waiter.resume(returning: address) }
@@ -111,12 +125,19 @@ public final class MeetingServer: Service, Sendable {
             logger: logger
         )
         let rooms = self.rooms
-        try await withGracefulShutdownHandler {
-            try await app.run()
-        } onGracefulShutdown: {
+        do {
+            try await withGracefulShutdownHandler {
+                try await app.run()
+            } onGracefulShutdown: {
+                rooms.closeAll(code: SignalingCloseCode.shuttingDown)
+            }
+        } catch {
             rooms.closeAll(code: SignalingCloseCode.shuttingDown)
+            await media.port.close()
+            throw error
         }
         rooms.closeAll(code: SignalingCloseCode.shuttingDown)
+        await media.port.close()
     }
 
     /// Waits until the listener is bound and returns where it can be reached.

@@ -1,4 +1,5 @@
 import CarillonProtocol
+import CarillonRTC
 import Logging
 import NIOCore
 
@@ -17,12 +18,14 @@ public final class MeetingRoom: @unchecked Sendable {
     private var sinks: [SignalingConnectionID: AsyncStream<SignalingOutbound>.Continuation] = [:]
     private var timer: Scheduled<Void>?
     private var timerDeadline: NIODeadline?
+    private let media: MeetingMedia?
 
-    /// Creates the room of a meeting on `eventLoop`.
+    /// Creates the room of a meeting on `eventLoop`; without a media context SUBSCRIBE is refused.
     public init(
         meetingId: String,
         eventLoop: any EventLoop,
         configuration: MeetingSignalingCore.Configuration,
+        media context: MediaContext? = nil,
         logger: Logger
     ) {
         self.meetingId = meetingId
@@ -31,6 +34,7 @@ public final class MeetingRoom: @unchecked Sendable {
         var logger = logger
         logger[metadataKey: "meeting"] = "\(meetingId)"
         self.logger = logger
+        self.media = context.map { MeetingMedia(eventLoop: eventLoop, context: $0, logger: logger) }
     }
 
     /// Adds an authenticated socket; frames for it go into `sink`.
@@ -59,6 +63,7 @@ public final class MeetingRoom: @unchecked Sendable {
     public func detach(_ connection: SignalingConnectionID) {
         eventLoop.execute {
             self.sinks.removeValue(forKey: connection)?.finish()
+            self.media?.end(connection)
             self.apply { $0.disconnected(connection, now: $1) }
         }
     }
@@ -81,6 +86,7 @@ public final class MeetingRoom: @unchecked Sendable {
                 sink.finish()
             }
             self.sinks.removeAll()
+            self.media?.endAll()
         }
     }
 
@@ -112,8 +118,51 @@ public final class MeetingRoom: @unchecked Sendable {
                     sink.yield(.close(code))
                     sink.finish()
                 }
+                media?.end(target)
+            case .subscribe(let target, let attendeeId, let offer):
+                send(subscribeAck(for: offer, attendeeId: attendeeId, connection: target), to: target)
+            case .endMedia(let target):
+                media?.end(target)
             }
         }
+    }
+
+    /// Answers an offer (SUBSCRIBE_ACK with the SDP answer), or refuses it with an error status the client reads as
+    /// terminal (a malformed or unanswerable offer will not get better on retry).
+    private func subscribeAck(for offer: String, attendeeId: String, connection: SignalingConnectionID) -> SdkSignalFrame {
+        var frame = SdkSignalFrame()
+        frame.timestampMs = ClockReading.now().unixMilliseconds
+        frame.type = .subscribeAck
+        var ack = SdkSubscribeAckFrame()
+        ack.duplex = .rx
+        guard let media else {
+            frame.error = Self.error(status: 501, "this server does not serve media")
+            frame.suback = ack
+            return frame
+        }
+        do {
+            ack.sdpAnswer = try media.answer(offer: offer, attendeeId: attendeeId, connection: connection)
+        } catch {
+            logger.info("SUBSCRIBE refused", metadata: ["attendee": "\(attendeeId)", "reason": "\(error)"])
+            frame.error = Self.error(status: 400, "the offer cannot be answered: \(error)")
+        }
+        frame.suback = ack
+        return frame
+    }
+
+    private static func error(status: UInt32, _ message: String) -> SdkErrorFrame {
+        var error = SdkErrorFrame()
+        error.status = status
+        error.description_p = message
+        return error
+    }
+
+    private func send(_ frame: SdkSignalFrame, to target: SignalingConnectionID) {
+        guard let bytes = try? SignalFrameCodec.encode(frame) else {
+            logger.error("could not encode a \(frame.type) frame")
+            return
+        }
+        sinks[target]?.yield(.message(ByteBuffer(bytes: bytes)))
     }
 
     private func rescheduleTimer() {

@@ -8,13 +8,16 @@ import NIOCore
 public final class MeetingRooms: Sendable {
     private let group: any EventLoopGroup
     private let configuration: MeetingSignalingCore.Configuration
+    private let media: MediaContext?
     private let logger: Logger
     private let rooms = NIOLockedValueBox<[String: MeetingRoom]>([:])
 
-    /// Creates an empty directory whose meetings run on `group`.
-    public init(group: any EventLoopGroup, configuration: MeetingSignalingCore.Configuration, logger: Logger) {
+    /// Creates an empty directory whose meetings run on `group`; with a media context they answer SUBSCRIBE.
+    public init(group: any EventLoopGroup, configuration: MeetingSignalingCore.Configuration, media: MediaContext? = nil,
+                logger: Logger) {
         self.group = group
         self.configuration = configuration
+        self.media = media
         self.logger = logger
     }
 
@@ -26,6 +29,7 @@ public final class MeetingRooms: Sendable {
                 meetingId: meetingId,
                 eventLoop: group.next(),
                 configuration: configuration,
+                media: media,
                 logger: logger
             )
             rooms[meetingId] = room

@@ -134,8 +134,12 @@ public struct MeetingSignalingCore: Sendable {
         case .clientMetric, .meetingSessionTiming:
             return []
         case .subscribe:
-            return [.send([connection], notification(
-                .warning, "this server does not serve media yet; SUBSCRIBE is ignored", now: now))]
+            guard state.joined, !state.left else { return notJoinedWarning(connection, state, now) }
+            guard frame.hasSub, !frame.sub.sdpOffer.isEmpty else {
+                // JOIN_ACK says compression is off, so an offer only ever comes as text.
+                return [.send([connection], errorFrame(400, "SUBSCRIBE carries no sdp_offer", now: now))]
+            }
+            return [.subscribe(connection, attendeeId: state.identity.attendeeId, offer: frame.sub.sdpOffer)]
         default:
             return [.send([connection], notification(
                 .warning, "frame type \(frame.type) is not handled by this server", now: now))]
@@ -304,6 +308,7 @@ public struct MeetingSignalingCore: Sendable {
         var ack = makeFrame(.leaveAck, now: now)
         ack.leaveAck = SdkLeaveAckFrame()
         outputs.append(.send([connection], ack))
+        outputs.append(.endMedia(connection))
         return outputs
     }
 
@@ -438,6 +443,16 @@ public struct MeetingSignalingCore: Sendable {
         body.message = message
         var frame = makeFrame(.notification, now: now)
         frame.notification = body
+        return frame
+    }
+
+    /// A notification that carries `error.status`, which the client evaluates like a status (4xx ends its session).
+    private func errorFrame(_ status: UInt32, _ message: String, now: ClockReading) -> SdkSignalFrame {
+        var frame = notification(.error, message, now: now)
+        var error = SdkErrorFrame()
+        error.status = status
+        error.description_p = message
+        frame.error = error
         return frame
     }
 

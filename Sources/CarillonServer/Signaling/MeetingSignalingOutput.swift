@@ -6,4 +6,8 @@ public enum MeetingSignalingOutput: Sendable {
     case send([SignalingConnectionID], SdkSignalFrame)
     /// Close a socket with a WebSocket close code.
     case close(SignalingConnectionID, code: UInt16)
+    /// Answer a SUBSCRIBE's SDP offer for the attendee session on this socket (SUBSCRIBE_ACK goes back to it).
+    case subscribe(SignalingConnectionID, attendeeId: String, offer: String)
+    /// The attendee session on this socket left: end its media.
+    case endMedia(SignalingConnectionID)
 }

@@ -1,0 +1,21 @@
+import CarillonRTC
+
+/// What every meeting's media shares on this server: the UDP port, the DTLS certificate and the address announced
+/// as the host candidate.
+///
+/// Threading: immutable; safe from any thread.
+public struct MediaContext: Sendable {
+    /// The one UDP port of all peer connections.
+    public let port: MediaPort
+    /// The server's DTLS certificate (its fingerprint goes into every answer).
+    public let certificate: DTLSCertificate
+    /// The address clients reach the port at, announced as the only candidate.
+    public let candidateAddress: STUNAddress
+
+    /// Creates a context.
+    public init(port: MediaPort, certificate: DTLSCertificate, candidateAddress: STUNAddress) {
+        self.port = port
+        self.certificate = certificate
+        self.candidateAddress = candidateAddress
+    }
+}

@@ -1,0 +1,97 @@
+import CarillonRTC
+import Logging
+import NIOCore
+
+/// The media side of one meeting: one ICE-lite peer connection per attendee session, all on the shared media port
+/// and all owned by the meeting's event loop.
+///
+/// Threading: confined to the meeting's event loop (the room calls it there; the drivers run there).
+final class MeetingMedia {
+    /// One attendee session's media.
+    struct Session {
+        let attendeeId: String
+        let driver: PeerConnectionDriver
+        /// The SSRC this server sends the session's audio with.
+        let ssrc: UInt32
+        /// The Opus payload type the session's offer chose.
+        let opusPayloadType: UInt8
+        var connected = false
+    }
+
+    private let eventLoop: any EventLoop
+    private let context: MediaContext
+    private let logger: Logger
+    private(set) var sessions: [SignalingConnectionID: Session] = [:]
+    /// Called on the event loop with each RTP packet an attendee session sends.
+    var onAudio: ((SignalingConnectionID, RTPPacket) -> Void)?
+    /// Called on the event loop when a session's media connects or fails.
+    var onStateChange: ((SignalingConnectionID, PeerConnectionEvent) -> Void)?
+
+    init(eventLoop: any EventLoop, context: MediaContext, logger: Logger) {
+        self.eventLoop = eventLoop
+        self.context = context
+        self.logger = logger
+    }
+
+    /// Answers a session's offer: the first Opus audio m-line is accepted, everything else rejected. A later offer
+    /// on the same socket replaces the earlier connection.
+    func answer(offer text: String, attendeeId: String, connection: SignalingConnectionID) throws -> String {
+        eventLoop.preconditionInEventLoop()
+        let offer = try SessionDescription(parsing: text)
+        let remote = try TransportDescription(remote: offer)
+        let local = TransportDescription(
+            ice: .random(), fingerprint: context.certificate.fingerprint,
+            // The client offers actpass; the server is the DTLS server unless the client insists on that role.
+            setup: remote.setup == .passive ? .active : .passive,
+            candidates: [TransportDescription.hostCandidate(for: context.candidateAddress)], iceLite: true)
+        let ssrc = UInt32.random(in: 1...UInt32.max)
+        let answer = try AudioSessionDescription.answer(to: offer, transport: local, ssrc: ssrc, cname: "carillon")
+        let connectionCore = try PeerConnection(configuration: PeerConnectionConfiguration(
+            iceRole: .lite, localICE: local.ice, remoteICE: remote.ice,
+            dtlsRole: TransportDescription.dtlsRole(local: local.setup, remote: remote.setup),
+            certificate: context.certificate, remoteFingerprint: remote.fingerprint))
+        end(connection)
+        let driver = context.port.makeDriver(for: connectionCore, on: eventLoop)
+        sessions[connection] = Session(attendeeId: attendeeId, driver: driver, ssrc: ssrc,
+                                       opusPayloadType: try AudioSessionDescription.opusPayloadType(in: answer))
+        context.port.register(driver, usernameFragment: local.ice.usernameFragment)
+        driver.start { [weak self] event in self?.handle(event, from: connection, driver: driver) }
+        return answer.serialized
+    }
+
+    /// Sends an RTP packet to a session (dropped while it is not connected).
+    func send(_ packet: [UInt8], to connection: SignalingConnectionID) {
+        sessions[connection]?.driver.sendRTP(packet)
+    }
+
+    /// Ends a session's media (it left, its socket ended, or it re-offered).
+    func end(_ connection: SignalingConnectionID) {
+        guard let session = sessions.removeValue(forKey: connection) else { return }
+        context.port.unregister(session.driver)
+        session.driver.stop()
+    }
+
+    /// Ends every session (the meeting ended or the server is stopping).
+    func endAll() {
+        for connection in Array(sessions.keys) { end(connection) }
+    }
+
+    private func handle(_ event: PeerConnectionEvent, from connection: SignalingConnectionID, driver: PeerConnectionDriver) {
+        // Events of a replaced connection are stale.
+        guard let session = sessions[connection], session.driver === driver else { return }
+        switch event {
+        case .rtp(let packet):
+            onAudio?(connection, packet)
+        case .connected(let profile):
+            sessions[connection]?.connected = true
+            logger.debug("media connected", metadata: ["attendee": "\(session.attendeeId)", "srtp": "\(profile)"])
+            onStateChange?(connection, event)
+        case .failed, .closed:
+            logger.debug("media ended", metadata: ["attendee": "\(session.attendeeId)", "event": "\(event)"])
+            onStateChange?(connection, event)
+            end(connection)
+        case .iceConnected, .pathChanged, .rtcp:
+            break
+        }
+    }
+}

@@ -1,0 +1,12 @@
+/// Why a ``MeetingServer`` cannot start.
+public enum MeetingServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The advertised host does not resolve to an IPv4 or IPv6 address to announce as the media candidate.
+    case unusableMediaAddress(String)
+
+    /// A sentence for logs and errors.
+    public var description: String {
+        switch self {
+        case .unusableMediaAddress(let host): "the advertised host '\(host)' has no IP address to announce for media"
+        }
+    }
+}
