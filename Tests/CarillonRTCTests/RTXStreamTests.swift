@@ -18,14 +18,16 @@ import Testing
 
     @Test func wrapsWithTheRTXIdentityAndRestoresTheOriginal() throws {
         var stream = RTXStream(ssrc: 0xBBBB, payloadTypes: [96: 97], firstSequenceNumber: 65_535)
-        let first = try #require(stream.wrap(original(100)))
+        let wrappedFirst = stream.wrap(original(100))
+        let first = try #require(wrappedFirst)
         let parsed = try RTPPacket(parsing: first)
         #expect(parsed.ssrc == 0xBBBB && parsed.payloadType == 97 && parsed.sequenceNumber == 65_535)
         #expect(parsed.timestamp == 90_000 && parsed.marker && parsed.csrcs == [9])
         #expect(parsed.extensionValue(id: 3) == [1, 2])
         #expect(Array(parsed.payload) == [0, 100, 1, 2, 3, 4, 5])
         // RTX sequence numbers advance and wrap on their own.
-        let second = try #require(stream.wrap(original(7)))
+        let wrappedSecond = stream.wrap(original(7))
+        let second = try #require(wrappedSecond)
         #expect(try RTPPacket(parsing: second).sequenceNumber == 0)
         #expect(RTXStream.unwrap(first, mediaSSRC: 0xAAAA, mediaPayloadTypes: [97: 96]) == original(100))
         #expect(RTXStream.unwrap(second, mediaSSRC: 0xAAAA, mediaPayloadTypes: [97: 96]) == original(7))
@@ -33,7 +35,8 @@ import Testing
 
     @Test func dropsPaddingAndRefusesUnpairedOrMalformedPackets() throws {
         var stream = RTXStream(ssrc: 0xBBBB, payloadTypes: [96: 97])
-        let wrapped = try #require(stream.wrap(original(5, padded: true)))
+        let wrappedPadded = stream.wrap(original(5, padded: true))
+        let wrapped = try #require(wrappedPadded)
         #expect(RTXStream.unwrap(wrapped, mediaSSRC: 0xAAAA, mediaPayloadTypes: [97: 96]) == original(5))
         #expect(stream.wrap(RTPPacket(payloadType: 111, sequenceNumber: 1, timestamp: 1, ssrc: 1, payload: [1][...])
             .serialized()) == nil)
