@@ -1,0 +1,135 @@
+import Dispatch
+import NIOCore
+import NIOPosix
+
+/// The Chime active-speaker detector: a ``RealtimeObserver`` that turns the session's presence and volume callbacks
+/// into ``ActiveSpeakerObserver`` callbacks, running the sans-IO ``ActiveSpeakerDetector`` with one timer.
+///
+/// Threading: every method may be called from any thread; the detector's state lives on one event loop, and
+/// observers are called asynchronously on the callback queue (`DispatchQueue.main` for ``init(selfAttendeeId:)``,
+/// as in the Chime SDK; a session passes its own callback queue).
+public final class DefaultActiveSpeakerDetector: ActiveSpeakerDetectorFacade, RealtimeObserver, @unchecked Sendable {
+    /// Carries app objects (observers, policies, updates) across the event-loop and queue hops.
+    private struct Box<Value>: @unchecked Sendable { let value: Value }
+
+    private let eventLoop: any EventLoop
+    private let callbackQueue: DispatchQueue
+    // Confined to `eventLoop`.
+    private var detector: ActiveSpeakerDetector
+    private var timer: Scheduled<Void>?
+    private var timerDeadline: NIODeadline?
+
+    /// Creates a detector for the session of `selfAttendeeId` that calls observers on `DispatchQueue.main`.
+    public convenience init(selfAttendeeId: String) {
+        self.init(selfAttendeeId: selfAttendeeId, callbackQueue: .main)
+    }
+
+    /// Creates a detector whose observers are called on `callbackQueue`.
+    init(
+        selfAttendeeId: String,
+        callbackQueue: DispatchQueue,
+        eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
+    ) {
+        self.detector = ActiveSpeakerDetector(selfAttendeeId: selfAttendeeId)
+        self.callbackQueue = callbackQueue
+        self.eventLoop = eventLoop
+    }
+
+    deinit { timer?.cancel() }
+
+    // MARK: ActiveSpeakerDetectorFacade
+
+    /// See ``ActiveSpeakerDetectorFacade``.
+    public func addActiveSpeakerObserver(policy: any ActiveSpeakerPolicy, observer: any ActiveSpeakerObserver) {
+        let box = Box(value: (policy, observer))
+        run { $0.addObserver(policy: box.value.0, observer: box.value.1, at: $1) }
+    }
+
+    /// See ``ActiveSpeakerDetectorFacade``.
+    public func removeActiveSpeakerObserver(observer: any ActiveSpeakerObserver) {
+        let box = Box(value: observer)
+        run { detector, _ in detector.removeObserver(box.value) }
+    }
+
+    // MARK: RealtimeObserver
+
+    /// Scores the changed volumes.
+    public func volumeDidChange(volumeUpdates: [VolumeUpdate]) {
+        run { $0.volumeDidChange(volumeUpdates, at: $1) }
+    }
+
+    /// Ignored.
+    public func signalStrengthDidChange(signalUpdates: [SignalUpdate]) {}
+
+    /// Adds the attendees with score 0.
+    public func attendeesDidJoin(attendeeInfo: [AttendeeInfo]) {
+        run { $0.attendeesDidJoin(attendeeInfo, at: $1) }
+    }
+
+    /// Removes the attendees (from the list, then from the scores).
+    public func attendeesDidLeave(attendeeInfo: [AttendeeInfo]) {
+        run { $0.attendeesDidLeave(attendeeInfo, at: $1) }
+    }
+
+    /// Removes the attendees, as for a leave.
+    public func attendeesDidDrop(attendeeInfo: [AttendeeInfo]) {
+        run { $0.attendeesDidLeave(attendeeInfo, at: $1) }
+    }
+
+    /// Ignored: mute is seen through `.muted` volume updates.
+    public func attendeesDidMute(attendeeInfo: [AttendeeInfo]) {}
+
+    /// Ignored.
+    public func attendeesDidUnmute(attendeeInfo: [AttendeeInfo]) {}
+
+    // MARK: Session hooks
+
+    /// Forgets every attendee (observers see the list empty); for the end of a session.
+    func removeAllAttendees() {
+        run { $0.removeAllAttendees(at: $1) }
+    }
+
+    // MARK: Running the detector
+
+    private func run(_ step: @escaping (inout ActiveSpeakerDetector, NIODeadline) -> [ActiveSpeakerDetector.Event]) {
+        let box = Box(value: step)
+        eventLoop.execute { self.apply(box.value) }
+    }
+
+    private func apply(_ step: (inout ActiveSpeakerDetector, NIODeadline) -> [ActiveSpeakerDetector.Event]) {
+        eventLoop.assertInEventLoop()
+        let events = step(&detector, .now())
+        if !events.isEmpty {
+            let box = Box(value: events)
+            callbackQueue.async { Self.deliver(box.value) }
+        }
+        rescheduleTimer()
+    }
+
+    private static func deliver(_ events: [ActiveSpeakerDetector.Event]) {
+        for event in events {
+            switch event {
+            case .activeSpeakers(let observer, let attendees): observer.activeSpeakerDidDetect(attendeeInfo: attendees)
+            case .scores(let observer, let scores): observer.activeSpeakerScoreDidChange(scores: scores)
+            case .bandwidthPriorityChanged: break  // Chime's hasBandwidthPriorityCallback is a no-op.
+            }
+        }
+    }
+
+    private func rescheduleTimer() {
+        let deadline = detector.nextDeadline
+        guard deadline != timerDeadline else { return }
+        timer?.cancel()
+        timerDeadline = deadline
+        guard let deadline else {
+            timer = nil
+            return
+        }
+        timer = eventLoop.scheduleTask(deadline: deadline) { [weak self] in
+            guard let self else { return }
+            self.timerDeadline = nil
+            self.timer = nil
+            self.apply { $0.advance(to: $1) }
+        }
+    }
+}
