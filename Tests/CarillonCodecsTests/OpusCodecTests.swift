@@ -74,11 +74,29 @@ import Testing
         let next = try decoder.decode(packets[21])
         #expect(FrequencyAnalysis.dominantFrequency(next, candidates: Self.candidates) == 440)
 
+        // The FEC copy is closer to what the lost packet decodes to than concealment (a guess) is.
+        let reference = try OpusDecoder(format: .mono48k)
+        let guesser = try OpusDecoder(format: .mono48k)
+        for packet in packets[0..<20] {
+            _ = try reference.decode(packet)
+            _ = try guesser.decode(packet)
+        }
+        let lost = try reference.decode(packets[20])
+        let guessed = try guesser.concealLoss()
+        let fecError = Self.difference(recovered, lost)
+        let guessError = Self.difference(guessed, lost)
+        #expect(fecError < guessError / 100, "FEC error \(fecError), concealment error \(guessError)")
+
         let concealed = try decoder.concealLoss()
         #expect(concealed.frameCount == 960 && concealed.format == .mono48k)
         #expect(try decoder.concealLoss(frameMilliseconds: 10).frameCount == 480)
         #expect(throws: OpusError.unsupportedDuration(milliseconds: 7)) { try decoder.concealLoss(frameMilliseconds: 7) }
         #expect(throws: OpusError.emptyPacket) { try decoder.decode([]) }
+    }
+
+    /// Mean squared difference of two equally long frames.
+    static func difference(_ a: AudioFrame, _ b: AudioFrame) -> Double {
+        zip(a.samples, b.samples).reduce(0.0) { $0 + (Double($1.0) - Double($1.1)) * (Double($1.0) - Double($1.1)) } / Double(a.samples.count)
     }
 
     @Test func corruptPacketThrowsAndTheDecoderCarriesOn() throws {
