@@ -28,7 +28,8 @@ import Testing
         let lag = ((expectedLag - 20)...(expectedLag + 20)).min { Self.error(original, result, lag: $0) < Self.error(original, result, lag: $1) }
         #expect(lag == expectedLag)
         let snr = Self.snrDB(original, result, lag: expectedLag)
-        #expect(snr > 30, "SNR \(snr) dB")
+        // 30 dB is the requirement; the filter gives about 84 dB, so a regression shows long before that.
+        #expect(snr > 60, "SNR \(snr) dB")
         let candidates: [Double] = [500, 1000, 2000, 3000, 5000]
         #expect(FrequencyAnalysis.dominantFrequency(samples: TestSignals.joined(middle), sampleRate: 16_000, candidates: candidates) == 1000)
         #expect(FrequencyAnalysis.dominantFrequency(samples: result, sampleRate: 48_000, candidates: candidates) == 1000)
