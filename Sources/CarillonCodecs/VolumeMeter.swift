@@ -10,11 +10,11 @@ public struct VolumeMeter: Sendable {
     /// The last volume reported, 0...1.
     public private(set) var volume: Double = 0
 
-    /// Creates a meter; the defaults show -60...0 dBov and fall about a third of the way per 20 ms frame.
+    /// Creates a meter; the defaults show -60...0 dBov and fall about a third of the way per 20 ms frame. A floor
+    /// above -1 dBov is taken as -1 and the release factor is clamped to 0...1, so no setting can break the meter.
     public init(floorDBov: Double = -60, releaseFactor: Double = 0.3) {
-        precondition(floorDBov < 0, "the meter's floor must be below 0 dBov")
-        self.floorDBov = floorDBov
-        self.releaseFactor = min(1, max(0, releaseFactor))
+        self.floorDBov = floorDBov.isNaN ? -60 : min(-1, floorDBov)
+        self.releaseFactor = releaseFactor.isNaN ? 0.3 : min(1, max(0, releaseFactor))
     }
 
     /// The 0...1 position of `dBov` on a meter with floor `floorDBov`, linear in decibels (how loudness is perceived).

@@ -62,5 +62,6 @@ import Testing
         #expect(abs(first - 0.56) < 1e-9 && second < first && second > 0)
         var loud = ToneGenerator(frequency: 440, amplitude: 1, format: .mono48k)
         #expect(abs(meter.update(loud.next()) - 0.95) < 0.01)
+        #expect(VolumeMeter(floorDBov: 10, releaseFactor: 7).floorDBov == -1)
     }
 }
