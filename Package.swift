@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Carillon", targets: ["Carillon"]),
         .library(name: "CarillonServer", targets: ["CarillonServer"]),
         .library(name: "CarillonProtocol", targets: ["CarillonProtocol"]),
+        .library(name: "CarillonCodecs", targets: ["CarillonCodecs"]),
         .executable(name: "carillon", targets: ["carillon"]),
         .executable(name: "carillon-fuzz", targets: ["CarillonFuzz"]),
     ],
@@ -57,6 +58,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .systemLibrary(
+            name: "CCarillonOpus",
+            pkgConfig: "opus",
+            providers: [.apt(["libopus-dev"])]
+        ),
+        .target(name: "CarillonCodecs", dependencies: ["CCarillonOpus"], swiftSettings: strict),
         .target(
             name: "CarillonServer",
             dependencies: [
@@ -108,6 +115,7 @@ let package = Package(
             dependencies: ["CarillonRTC", .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
+        .testTarget(name: "CarillonCodecsTests", dependencies: ["CarillonCodecs"], swiftSettings: strict),
         .testTarget(name: "CarillonServerTests", dependencies: ["CarillonServer"], swiftSettings: strict),
         .testTarget(name: "CarillonTests", dependencies: ["Carillon"], swiftSettings: strict),
         .testTarget(
