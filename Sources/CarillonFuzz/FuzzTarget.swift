@@ -1,4 +1,5 @@
 import CarillonRTC
+import Foundation
 
 /// The parsers under fuzzing, each with the invariants it must keep on any input: no crash, and what parses must
 /// serialise to something that parses again to the same value.
@@ -32,6 +33,11 @@ enum FuzzTarget: String, CaseIterable {
             guard let text = String(validating: bytes, as: UTF8.self),
                   let description = try? SessionDescription(parsing: text) else { return }
             let again = try? SessionDescription(parsing: description.serialized)
+            if again != description {
+                // Show what changed, for whoever replays the input.
+                let report = "first serialisation:\n\(description.serialized)\nsecond:\n\(again?.serialized ?? "(does not parse)")\n"
+                FileHandle.standardError.write(Data(report.utf8))
+            }
             precondition(again == description, "SDP does not survive serialise and parse")
         }
     }

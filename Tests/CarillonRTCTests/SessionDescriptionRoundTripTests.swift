@@ -143,3 +143,14 @@ import Testing
         #expect(sdp.serialized.contains("m=audio 49170/2 RTP/AVP 0 96\r\ni=voice\r\nc=IN IP4 198.51.100.1\r\nb=AS:64\r\na=rtcp:49171\r\n"))
     }
 }
+
+/// Inputs `make fuzz` found, kept as regressions.
+@Suite struct SessionDescriptionFuzzRegressionTests {
+    @Test func aRepeatedMsidSemanticKeepsItsOrder() throws {
+        let text = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\na=msid-semantic:4\r\na=msid-semantic:WMS *\r\n"
+            + "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:0\r\na=rtpmap:111 opus/48000/2\r\n"
+        let description = try SessionDescription(parsing: text)
+        #expect(description.msidSemantic == "4")
+        #expect(try SessionDescription(parsing: description.serialized) == description)
+    }
+}

@@ -19,9 +19,11 @@ extension SessionDescription {
         if !iceOptions.isEmpty { out.attribute("ice-options:\(iceOptions.joined(separator: " "))") }
         if let fingerprint { out.attribute("fingerprint:\(fingerprint.sdpValue)") }
         if let setup { out.attribute("setup:\(setup.rawValue)") }
-        for attribute in sessionAttributes { out.attribute(attribute.sdpValue) }
-        // Last, as both Chromium (after extmap-allow-mixed) and Firefox write it.
+        for attribute in sessionAttributes where attribute.name != "msid-semantic" { out.attribute(attribute.sdpValue) }
+        // Last, as both Chromium (after extmap-allow-mixed) and Firefox write it; repeated msid-semantic lines kept
+        // as text follow the modelled one, so the first one stays first when parsed again.
         if let msidSemantic { out.attribute(msidSemantic.isEmpty ? "msid-semantic:" : "msid-semantic: \(msidSemantic)") }
+        for attribute in sessionAttributes where attribute.name == "msid-semantic" { out.attribute(attribute.sdpValue) }
         for section in media { section.write(to: &out) }
         return out.text
     }
