@@ -54,13 +54,15 @@ public struct AudioJitterBuffer: Sendable {
     private var waitingSince: NIODeadline?
     private var concealmentRun = 0
     /// Underrun stalls since the last slot was handed out: slots found missing afterwards had their time covered
-    /// by those stalls and are skipped rather than concealed a second time.
+    /// by those stalls and are skipped rather than concealed a second time. Stalls left over once the stream goes
+    /// on did add delay, and only then are they counted as inserted frames.
     private var stallCredit = 0
     private var consecutiveLate = 0
     private var recentlyPlayed: [Int64]
 
-    /// Weight of the newest level in the filtered buffer level (about half a second of memory at 20 ms frames).
-    private static let levelSmoothing = 0.1
+    /// Weight of the newest level in the filtered buffer level: about 0.7 s of memory at 20 ms frames, so the
+    /// frame-sized swings of a jittery arrival pattern do not trigger drops and insertions in turn.
+    private static let levelSmoothing = 0.03
     /// How fast the target may fall, in nanoseconds per second: slow, so periodic bursts of jitter stay covered.
     private static let targetDecayPerSecond: Int64 = 10_000_000
     /// Late packets in a row that mean the sequence numbers moved backwards (a sender restart) rather than lateness.
@@ -75,7 +77,7 @@ public struct AudioJitterBuffer: Sendable {
         self.configuration = configuration
         slots = Array(repeating: nil, count: configuration.capacity)
         frameUnits = max(1, configuration.frameDuration.nanoseconds * Int64(configuration.clockRate) / 1_000_000_000)
-        delayVariation = DelayVariationEstimator(window: configuration.jitterWindow,
+        delayVariation = DelayVariationEstimator(windowNanoseconds: configuration.jitterWindow.nanoseconds,
                                                  percentile: configuration.jitterPercentile)
         target = configuration.initialTargetDelay.nanoseconds
         recentlyPlayed = Array(repeating: .min, count: Self.playedHistory)
@@ -208,9 +210,8 @@ public struct AudioJitterBuffer: Sendable {
                 statistics.framesSilent += 1
                 return .silence
             }
-            // Underrun: stall one frame; the delay grows by one frame.
+            // Underrun: stall one frame.
             stallCredit += 1
-            statistics.framesInserted += 1
             return concealOrSilence()
         }
 
@@ -221,12 +222,14 @@ public struct AudioJitterBuffer: Sendable {
             // maximum delay cannot be waited through. Either way, move on to the packet that is here.
             let skipped = stallCredit > 0 ? min(skippable, Int64(stallCredit)) : skippable
             statistics.packetsLost += Int(skipped)
+            stallCredit -= min(stallCredit, Int(skipped))
             advance(by: skipped)
         }
+        statistics.framesInserted += stallCredit
         stallCredit = 0
 
         let mayAdapt = lastAdaptation.map { now - $0 >= configuration.adaptationInterval } ?? true
-        if mayAdapt, next == cursor, filteredLevel >= Double(target + frame * 3 / 4),
+        if mayAdapt, next == cursor, filteredLevel >= Double(target + frame * 9 / 10),
            level >= target + frame / 2 {
             // Clearly above target for a while: drop the oldest packet.
             slots[index(cursor)] = nil
@@ -238,7 +241,6 @@ public struct AudioJitterBuffer: Sendable {
             if bufferedCount == 0 {
                 // Cannot happen with the level test above; kept so playout never reads an empty buffer.
                 stallCredit += 1
-                statistics.framesInserted += 1
                 return concealOrSilence()
             }
             next = firstBuffered()

@@ -24,7 +24,8 @@ public struct AudioJitterBufferStatistics: Sendable, Equatable {
     public var framesSilent = 0
     /// Packets skipped to bring the delay down to the target.
     public var framesDropped = 0
-    /// Ticks that played no slot while playing (underrun stalls and deliberate build-up), adding one frame of delay.
+    /// Frames of delay added while playing: deliberate build-up, and underrun stalls after which the stream went on
+    /// where it was (stalls whose missing packets never came are counted in `packetsLost` instead).
     public var framesInserted = 0
     /// Times playout restarted on a new packet after a long gap or an overflow.
     public var resynchronizations = 0
