@@ -159,7 +159,8 @@ struct AudioStreamSimulation {
                 == simulation.ticks.count)
         #expect(stats.packetsPlayed == simulation.played().count)
         #expect(stats.framesSilent == simulation.count(.silence))
-        #expect(stats.packetsPlayed + stats.framesDropped + simulation.buffer.bufferedPackets == stats.packetsInserted)
+        #expect(stats.packetsPlayed + stats.framesDropped + stats.packetsDiscarded + simulation.buffer.bufferedPackets
+                == stats.packetsInserted)
         #expect(stats.framesRecovered == simulation.ticks.filter {
             if case .recoverFromNext = $0.playout { true } else { false }
         }.count)
@@ -275,7 +276,8 @@ struct AudioStreamSimulation {
         #expect(stats.packetsLate < 15)
         #expect(stats.packetsInserted + stats.packetsLate == arrivals.count)
         // Whatever arrived in time was played or deliberately dropped; late packets were not played.
-        #expect(stats.packetsPlayed + stats.framesDropped + simulation.buffer.bufferedPackets == stats.packetsInserted)
+        #expect(stats.packetsPlayed + stats.framesDropped + stats.packetsDiscarded + simulation.buffer.bufferedPackets
+                == stats.packetsInserted)
         checkIdentities(simulation)
     }
 
