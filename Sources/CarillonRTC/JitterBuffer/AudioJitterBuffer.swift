@@ -154,9 +154,10 @@ public struct AudioJitterBuffer: Sendable {
                 cursor = sequence
                 waitingSince = arrival
             } else if sequence < cursor {
-                // Reordered ahead of the first packet buffered: start from it if the span still fits.
+                // Reordered ahead of the first packet buffered: start from it if the span still fits, else it is
+                // too old to be of use.
                 guard let newest, newest.sequence - sequence < Int64(configuration.capacity) else {
-                    statistics.packetsDiscarded += 1
+                    statistics.packetsLate += 1
                     return
                 }
                 cursor = sequence

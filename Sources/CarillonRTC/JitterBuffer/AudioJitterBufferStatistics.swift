@@ -8,7 +8,8 @@ public struct AudioJitterBufferStatistics: Sendable, Equatable {
     public var packetsInserted = 0
     /// Packets handed out as ``AudioJitterBuffer/Playout/packet(_:timestamp:)``.
     public var packetsPlayed = 0
-    /// Packets that arrived after their slot had been played out, concealed or recovered; dropped.
+    /// Packets that arrived after their slot had been played out, concealed or recovered (or too far behind the
+    /// newest to be stored); dropped.
     public var packetsLate = 0
     /// Copies of packets already buffered or already played; dropped.
     public var packetsDuplicate = 0
