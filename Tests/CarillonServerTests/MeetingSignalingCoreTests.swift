@@ -99,6 +99,47 @@ import Testing
         #expect(core.receive(mute, from: c1, now: start).isEmpty)
     }
 
+    @Test func muteChangesAreHandedToTheMixer() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        let outputs = core.receive(frame(.audioControl) { $0.audioControl.muted = true }, from: c1, now: start)
+        #expect(outputs.contains { if case .audioMuted("a-1", true) = $0 { true } else { false } })
+        #expect(core.isMuted("a-1") && !core.isMuted("b-2"))
+    }
+
+    @Test func subscribeNeedsAJoinAndAnOfferAndLeaveEndsMedia() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = core.accept(c1, identity: alice, now: start)
+        let early = core.receive(frame(.subscribe) { $0.sub.sdpOffer = "v=0" }, from: c1, now: start)
+        #expect(!early.contains { if case .subscribe = $0 { true } else { false } })
+        _ = core.receive(join(), from: c1, now: start)
+        let empty = core.receive(frame(.subscribe) { $0.sub.duplex = .rx }, from: c1, now: start)
+        #expect(sent(empty, to: c1).first?.error.status == 400)
+        let offered = core.receive(frame(.subscribe) { $0.sub.sdpOffer = "v=0 offer" }, from: c1, now: start)
+        guard case .subscribe(let connection, let attendeeId, let offer)? = offered.first else {
+            Issue.record("no subscribe output: \(offered)")
+            return
+        }
+        #expect(connection == c1 && attendeeId == "a-1" && offer == "v=0 offer")
+        let left = core.receive(frame(.leave), from: c1, now: start)
+        #expect(left.contains { if case .endMedia(let target) = $0 { target == c1 } else { false } })
+    }
+
+    @Test func audioMetadataCarriesStreamIdsAndPresenceOfEachField() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        let outputs = core.audioMetadata([("a-1", 12, 2), ("b-2", nil, 1), ("nobody", 3, 2)], now: start)
+        let frames = sent(outputs, to: c2)
+        #expect(frames.count == 1 && sent(outputs, to: c1).count == 1)
+        let states = frames.first?.audioMetadata.attendeeStates ?? []
+        #expect(states.count == 2)
+        #expect(states.first?.volume == 12 && states.first?.hasVolume == true && states.first?.signalStrength == 2)
+        #expect(states.last?.hasVolume == false && states.last?.signalStrength == 1)
+        #expect(states.map(\.audioStreamID).allSatisfy { $0 != 0 })
+        #expect(core.audioMetadata([("nobody", 3, 2)], now: start).isEmpty)
+    }
+
     @Test func leaveIsAnnouncedAsCleanAndAcknowledged() {
         var core = MeetingSignalingCore(meetingId: "m")
         _ = joined(&core, c1, alice)

@@ -123,6 +123,9 @@ public final class MeetingRoom: @unchecked Sendable {
                 send(subscribeAck(for: offer, attendeeId: attendeeId, connection: target), to: target)
             case .endMedia(let target):
                 media?.end(target)
+            case .audioMuted:
+                // Mixing follows mute once the mixer is wired in; until then received audio is not played out.
+                break
             }
         }
     }

@@ -321,7 +321,35 @@ public struct MeetingSignalingCore: Sendable {
         var entry = SdkAudioStreamIdInfo()
         entry.audioStreamID = participant.streamId
         entry.muted = muted
-        return broadcast(roster: [entry], now: now)
+        return broadcast(roster: [entry], now: now) + [.audioMuted(attendeeId: attendeeId, muted: muted)]
+    }
+
+    // MARK: - Audio metadata
+
+    /// Whether an attendee is muted (false for unknown attendees).
+    public func isMuted(_ attendeeId: String) -> Bool { participants[attendeeId]?.muted ?? false }
+
+    /// One AUDIO_METADATA frame to every joined socket with the volume (dB below full scale, 0 loudest) and the
+    /// uplink signal strength (0 no audio, 1 lossy, 2 good) of the attendees given; attendees not in the roster are
+    /// left out. The client sets every attendee missing from a frame with volumes to silent, so pass all audible
+    /// ones.
+    public func audioMetadata(
+        _ states: [(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)],
+        now: ClockReading
+    ) -> [MeetingSignalingOutput] {
+        let entries: [SdkAudioAttendeeState] = states.compactMap { state in
+            guard let participant = participants[state.attendeeId] else { return nil }
+            var entry = SdkAudioAttendeeState()
+            entry.audioStreamID = participant.streamId
+            if let volume = state.volume { entry.volume = volume }
+            if let signal = state.signalStrength { entry.signalStrength = signal }
+            return entry
+        }
+        let targets = joinedConnections(excluding: nil)
+        guard !entries.isEmpty, !targets.isEmpty else { return [] }
+        var frame = makeFrame(.audioMetadata, now: now)
+        frame.audioMetadata.attendeeStates = entries
+        return [.send(targets, frame)]
     }
 
     private mutating func dataMessages(

@@ -10,4 +10,6 @@ public enum MeetingSignalingOutput: Sendable {
     case subscribe(SignalingConnectionID, attendeeId: String, offer: String)
     /// The attendee session on this socket left: end its media.
     case endMedia(SignalingConnectionID)
+    /// An attendee muted or unmuted: the mixer must leave it out of (or take it back into) the mix.
+    case audioMuted(attendeeId: String, muted: Bool)
 }
