@@ -153,4 +153,11 @@ import Testing
         #expect(description.msidSemantic == "4")
         #expect(try SessionDescription(parsing: description.serialized) == description)
     }
+
+    @Test func aLoneCarriageReturnOrNULInsideALineIsRejected() {
+        let base = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n"
+        #expect(throws: SDPError.self) { try SessionDescription(parsing: base + "a=extmap:1 urn:x\ru\r\n") }
+        #expect(throws: SDPError.self) { try SessionDescription(parsing: base + "a=tool:x\u{0}y\r\n") }
+        #expect(throws: Never.self) { try SessionDescription(parsing: base + "a=tool:x\ty\r\n") }
+    }
 }

@@ -20,6 +20,11 @@ extension SessionDescription {
             while let last = line.unicodeScalars.last, last == " " || last == "\t" || last == "\r" {
                 line = line[..<line.unicodeScalars.index(before: line.unicodeScalars.endIndex)]
             }
+            // RFC 8866 allows neither CR nor NUL inside a line; a lone CR would also split the line differently on
+            // the next parse.
+            if line.utf8.contains(where: { $0 == UInt8(ascii: "\r") || $0 == 0 }) {
+                throw SDPSourceLine(number: number, text: line).malformed("CR or NUL inside a line")
+            }
             if !line.isEmpty { lines.append(SDPSourceLine(number: number, text: line)) }
         }
 
