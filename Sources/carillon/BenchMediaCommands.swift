@@ -69,6 +69,7 @@ extension BenchCommand {
         @Option(help: "Packets to forward.") var packets = 200_000
         @Option(help: "RTP payload bytes per packet.") var payload = 1100
         @Option(help: "SRTP profile: gcm128, gcm256 or cm128.") var profile = "gcm128"
+        @Flag(inversion: .prefixedNo, help: "Include SRTP (--no-srtp times the RTP header path alone).") var srtp = true
 
         func validate() throws {
             guard (1...10_000_000).contains(packets), (1...1400).contains(payload) else {
@@ -103,20 +104,28 @@ extension BenchCommand {
                 return bytes
             }
             var levels = 0
+            if !srtp {
+                // Start from plain packets: only the header work is timed.
+                for index in buffers.indices { try uplink.unprotectRTP(&buffers[index]) }
+            }
+            let allocationsBefore = AllocationCounter.count
             let start = ContinuousClock.now
             for index in buffers.indices {
-                try uplink.unprotectRTP(&buffers[index])
+                if srtp { try uplink.unprotectRTP(&buffers[index]) }
                 var header = try RTPHeader(reading: buffers[index])
                 if let level = header.extensionRange(id: 1, in: buffers[index]) { levels &+= Int(buffers[index][level.lowerBound]) }
                 header.ssrc = 0x0BAD_F00D
                 header.sequenceNumber &+= 1000
                 header.write(into: &buffers[index])
-                try downlink.protectRTP(&buffers[index])
+                if srtp { try downlink.protectRTP(&buffers[index]) }
             }
             let seconds = start.duration(to: .now).seconds
-            StandardOutput.line(String(format: "forward %@: %.0f ns/packet, %.0f packets/s (%d packets of %d bytes, checksum %d)",
-                                       chosen.description, seconds * 1e9 / Double(packets), Double(packets) / seconds,
-                                       packets, payload + 12, levels & 0xFF))
+            let allocations = AllocationCounter.count.map { after in
+                String(format: "%.2f heap allocations/packet", Double(after - (allocationsBefore ?? after)) / Double(packets))
+            } ?? "allocations not counted (preload scripts/malloc-counter.c, see BENCHMARKS.md)"
+            StandardOutput.line(String(format: "forward %@: %.0f ns/packet, %.0f packets/s, %@ (%d packets of %d bytes, checksum %d)",
+                                       srtp ? chosen.description : "without SRTP", seconds * 1e9 / Double(packets),
+                                       Double(packets) / seconds, allocations, packets, payload + 12, levels & 0xFF))
         }
     }
 }
