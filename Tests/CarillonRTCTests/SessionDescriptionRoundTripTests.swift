@@ -160,4 +160,12 @@ import Testing
         #expect(throws: SDPError.self) { try SessionDescription(parsing: base + "a=tool:x\u{0}y\r\n") }
         #expect(throws: Never.self) { try SessionDescription(parsing: base + "a=tool:x\ty\r\n") }
     }
+
+    @Test func aRepeatedDirectionInADataSectionKeepsItsOrder() throws {
+        let text = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n"
+            + "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:0\r\na=sendrecv\r\na=recvonly\r\n"
+        let description = try SessionDescription(parsing: text)
+        #expect(description.media[0].direction == .sendrecv)
+        #expect(try SessionDescription(parsing: description.serialized) == description)
+    }
 }

@@ -52,7 +52,10 @@ extension MediaDescription {
         if let setup { out.attribute("setup:\(setup.rawValue)") }
         if let mid { out.attribute("mid:\(mid)") }
         for header in extensions { out.attribute("extmap:\(header.sdpValue)") }
-        if isRTP || direction != .sendrecv { out.attribute(direction.rawValue) }
+        // A data section leaves out the default direction, unless a repeated direction kept as text follows: the
+        // modelled one must come first to stay the modelled one when parsed again.
+        let repeatsDirection = otherAttributes.contains { SDPDirection(rawValue: $0.name) != nil }
+        if isRTP || direction != .sendrecv || repeatsDirection { out.attribute(direction.rawValue) }
         for id in msid { out.attribute("msid:\(id.sdpValue)") }
         if rtcpMux { out.attribute("rtcp-mux") }
         if rtcpReducedSize { out.attribute("rtcp-rsize") }
