@@ -35,7 +35,11 @@ enum FuzzTarget: String, CaseIterable {
             let again = try? SessionDescription(parsing: description.serialized)
             if again != description {
                 // Show what changed, for whoever replays the input.
+                var first = "", second = ""
+                dump(description, to: &first)
+                dump(again, to: &second)
                 let report = "first serialisation:\n\(description.serialized)\nsecond:\n\(again?.serialized ?? "(does not parse)")\n"
+                    + "first model:\n\(first)\nsecond model:\n\(second)\n"
                 FileHandle.standardError.write(Data(report.utf8))
             }
             precondition(again == description, "SDP does not survive serialise and parse")

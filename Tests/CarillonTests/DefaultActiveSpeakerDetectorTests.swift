@@ -55,7 +55,9 @@ import Testing
         await waitUntil { recorder.snapshot.scores.count >= 2 }
         var snapshot = recorder.snapshot
         #expect(snapshot.lists == [["alice"]])
-        #expect(snapshot.scores.last == ["alice": 1 - 0.9])
+        // Real time: on a loaded machine the idle decay may already have run, so only the bounds are certain.
+        let score = snapshot.scores.last?["alice"] ?? 0
+        #expect(score > 0 && score <= 1 - 0.9 + 1e-12)
         #expect(!snapshot.wrongQueue)
         detector.attendeesDidLeave(attendeeInfo: [alice])
         await waitUntil { recorder.snapshot.lists.count >= 2 }
