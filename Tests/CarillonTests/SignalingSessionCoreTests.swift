@@ -37,6 +37,8 @@ import Testing
             case .stopped(let code): return "stopped(\(code))"
             case .roster: return "roster"
             case .dataMessages: return "messages"
+            case .volumes: return "volumes"
+            case .signalStrengths: return "signals"
             }
         }
     }

@@ -16,6 +16,12 @@ struct RosterTracker: Sendable {
     /// Attendees currently present.
     var attendees: [AttendeeInfo] { present.values.sorted() }
 
+    /// The attendee a stream id belongs to, while mapped.
+    func attendee(forStream streamId: UInt32) -> AttendeeInfo? { streams[streamId] }
+
+    /// Whether the roster says the attendee is muted.
+    func isMuted(_ attendeeId: String) -> Bool { muted[attendeeId] ?? false }
+
     /// The next frame is a complete roster (called at each JOIN).
     mutating func expectFullRoster() { expectingFullRoster = true }
 

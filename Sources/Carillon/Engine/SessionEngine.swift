@@ -298,6 +298,10 @@ final class SessionEngine: @unchecked Sendable {
                     if !changes.unmuted.isEmpty { observer.attendeesDidUnmute(attendeeInfo: changes.unmuted) }
                 }
             }
+        case .volumes(let updates):
+            callbackQueue.async { observers.realtimeObservers.forEach { $0.volumeDidChange(volumeUpdates: updates) } }
+        case .signalStrengths(let updates):
+            callbackQueue.async { observers.realtimeObservers.forEach { $0.signalStrengthDidChange(signalUpdates: updates) } }
         case .dataMessages(let messages):
             callbackQueue.async {
                 for message in messages {

@@ -29,6 +29,8 @@ enum SessionEvent: Sendable {
     case stopped(MeetingSessionStatusCode)
     case roster(RosterChanges)
     case dataMessages([DataMessage])
+    case volumes([VolumeUpdate])
+    case signalStrengths([SignalUpdate])
 }
 
 /// The client side of a Chime signaling session as a synchronous state machine (sans-IO).
@@ -78,6 +80,7 @@ struct SignalingSessionCore: Sendable {
     let audioHost: String
     private(set) var phase: Phase = .idle
     private(set) var roster: RosterTracker
+    private var audioMetadata = AudioMetadataTracker()
     private var backoff: ReconnectBackoff
     private let audioSessionId: UInt64
     private var random: @Sendable () -> Double
@@ -225,6 +228,10 @@ struct SignalingSessionCore: Sendable {
         case .audioStreamIDInfo:
             let changes = roster.apply(frame.audioStreamIDInfo.streams)
             return changes.isEmpty ? [] : [.event(.roster(changes))]
+        case .audioMetadata:
+            let (volumes, signals) = audioMetadata.apply(frame.audioMetadata.attendeeStates, roster: roster)
+            return (volumes.isEmpty ? [] : [.event(.volumes(volumes))])
+                + (signals.isEmpty ? [] : [.event(.signalStrengths(signals))])
         case .audioStatus:
             return audioStatusOutcome(frame.audioStatus.audioStatus, now: now)
         case .dataMessage:

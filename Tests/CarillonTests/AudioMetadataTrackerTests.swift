@@ -1,0 +1,73 @@
+import CarillonProtocol
+import Testing
+
+@testable import Carillon
+
+/// AUDIO_METADATA to volume and signal-strength deltas, with the implicit values of `signaling.md` §3.14.
+@Suite struct AudioMetadataTrackerTests {
+    func roster(muted: Set<String> = []) -> RosterTracker {
+        var roster = RosterTracker(selfAttendeeId: "a")
+        let entries = [("a", UInt32(1)), ("b", 2), ("c", 3)].map { id, stream -> SdkAudioStreamIdInfo in
+            var entry = SdkAudioStreamIdInfo()
+            entry.audioStreamID = stream
+            entry.attendeeID = id
+            entry.externalUserID = id.uppercased()
+            if muted.contains(id) { entry.muted = true }
+            return entry
+        }
+        _ = roster.apply(entries)
+        return roster
+    }
+
+    func state(_ stream: UInt32, volume: UInt32? = nil, signal: UInt32? = nil) -> SdkAudioAttendeeState {
+        var state = SdkAudioAttendeeState()
+        state.audioStreamID = stream
+        if let volume { state.volume = volume }
+        if let signal { state.signalStrength = signal }
+        return state
+    }
+
+    func levels(_ updates: [VolumeUpdate]) -> [String: VolumeLevel] {
+        Dictionary(uniqueKeysWithValues: updates.map { ($0.attendeeInfo.attendeeId, $0.volumeLevel) })
+    }
+
+    @Test func mapsDecibelsToTheChimeLevels() {
+        #expect(AudioMetadataTracker.volumeLevel(decibelsBelowFullScale: 0) == .high)
+        #expect(AudioMetadataTracker.volumeLevel(decibelsBelowFullScale: 14) == .high)
+        #expect(AudioMetadataTracker.volumeLevel(decibelsBelowFullScale: 24) == .medium)
+        #expect(AudioMetadataTracker.volumeLevel(decibelsBelowFullScale: 32) == .low)
+        #expect(AudioMetadataTracker.volumeLevel(decibelsBelowFullScale: 37) == .notSpeaking)
+        #expect(AudioMetadataTracker.volumeLevel(decibelsBelowFullScale: 127) == .notSpeaking)
+        #expect(AudioMetadataTracker.signalStrength(0) == .none && AudioMetadataTracker.signalStrength(1) == .low)
+        #expect(AudioMetadataTracker.signalStrength(2) == .high)
+    }
+
+    @Test func reportsOnlyChangesAndSilencesThoseLeftOut() {
+        var tracker = AudioMetadataTracker()
+        let roster = roster()
+        let first = tracker.apply([state(2, volume: 10)], roster: roster)
+        #expect(levels(first.volumes) == ["a": .notSpeaking, "b": .high, "c": .notSpeaking])
+        #expect(first.signals.isEmpty)
+        // Same levels again: nothing to report.
+        #expect(tracker.apply([state(2, volume: 12)], roster: roster).volumes.isEmpty)
+        // b stops, c speaks: both change, a does not.
+        let second = tracker.apply([state(3, volume: 30)], roster: roster)
+        #expect(levels(second.volumes) == ["b": .notSpeaking, "c": .low])
+        // Entries for unknown stream ids are ignored entirely (they do not silence the others either).
+        #expect(tracker.apply([state(99, volume: 0)], roster: roster).volumes.isEmpty)
+    }
+
+    @Test func signalStrengthDefaultsToFullForThoseLeftOut() {
+        var tracker = AudioMetadataTracker()
+        let update = tracker.apply([state(3, signal: 1)], roster: roster())
+        let strengths = Dictionary(uniqueKeysWithValues: update.signals.map { ($0.attendeeInfo.attendeeId, $0.signalStrength) })
+        #expect(strengths == ["a": .high, "b": .high, "c": .low])
+        #expect(update.volumes.isEmpty)
+    }
+
+    @Test func mutedAttendeesReadMuted() {
+        var tracker = AudioMetadataTracker()
+        let update = tracker.apply([state(2, volume: 0)], roster: roster(muted: ["b"]))
+        #expect(levels(update.volumes)["b"] == .muted)
+    }
+}
