@@ -15,11 +15,18 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
     private let callbackQueue: DispatchQueue
     private let engine: SessionEngine?
     private let setupError: (any Error)?
+    /// Fed by the session's realtime events like any observer (the way Chime wires it), calling its own observers
+    /// on the session's callback queue.
+    private let activeSpeakerDetector: DefaultActiveSpeakerDetector
 
     init(configuration: MeetingSessionConfiguration, logger: any Logger, callbackQueue: DispatchQueue) {
         self.configuration = configuration
         self.logger = logger
         self.callbackQueue = callbackQueue
+        let detector = DefaultActiveSpeakerDetector(selfAttendeeId: configuration.credentials.attendeeId,
+                                                    callbackQueue: callbackQueue)
+        self.activeSpeakerDetector = detector
+        observers.add(detector as any RealtimeObserver)
         do {
             let target = try SignalingSocket.Target(url: Self.signalingURL(configuration.urls.signalingUrl))
             self.engine = SessionEngine(
@@ -73,6 +80,17 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
     public func stop() {
         logger.info(msg: "API/DefaultAudioVideoFacade/stop")
         engine?.stop()
+        activeSpeakerDetector.removeAllAttendees()
+    }
+
+    /// See ``ActiveSpeakerDetectorFacade``.
+    public func addActiveSpeakerObserver(policy: any ActiveSpeakerPolicy, observer: any ActiveSpeakerObserver) {
+        activeSpeakerDetector.addActiveSpeakerObserver(policy: policy, observer: observer)
+    }
+
+    /// See ``ActiveSpeakerDetectorFacade``.
+    public func removeActiveSpeakerObserver(observer: any ActiveSpeakerObserver) {
+        activeSpeakerDetector.removeActiveSpeakerObserver(observer: observer)
     }
 
     /// See ``AudioVideoControllerFacade``.
