@@ -177,6 +177,21 @@ struct MeetingEndToEndTests {
         #expect(again.probe.snapshot.stopStatus == .audioAuthenticationRejected)
     }
 
+    @Test func audioMetadataReachesEverySessionFromTheMediaPort() async throws {
+        let harness = try await ServerHarness.start()
+        defer { Task { await harness.stop() } }
+        let meeting = try await harness.createMeeting()
+        let alice = try await join(harness, meeting, "alice")
+        let bob = try await join(harness, meeting, "bob")
+        // Neither session sends audio yet: the server reports no audio arriving from either, and both silent.
+        for probe in [alice.probe, bob.probe] {
+            try await probe.wait("signal strengths") { $0.signals == ["alice": .none, "bob": .none] }
+            #expect(probe.snapshot.volumes == ["alice": .notSpeaking, "bob": .notSpeaking])
+        }
+        alice.session.audioVideo.stop()
+        bob.session.audioVideo.stop()
+    }
+
     @Test func deletingTheMeetingEndsEverySession() async throws {
         let harness = try await ServerHarness.start()
         defer { Task { await harness.stop() } }

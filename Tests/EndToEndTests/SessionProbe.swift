@@ -13,6 +13,10 @@ final class SessionProbe: AudioVideoObserver, RealtimeObserver, DataMessageObser
         var messages: [DataMessage] = []
         var stopStatus: MeetingSessionStatusCode?
         var starts: [Bool] = []
+        /// The latest signal strength reported per attendee id.
+        var signals: [String: SignalStrength] = [:]
+        /// The latest volume reported per attendee id.
+        var volumes: [String: VolumeLevel] = [:]
     }
 
     let name: String
@@ -59,8 +63,17 @@ final class SessionProbe: AudioVideoObserver, RealtimeObserver, DataMessageObser
     func remoteVideoSourcesDidBecomeAvailable(sources: [RemoteVideoSource]) {}
     func remoteVideoSourcesDidBecomeUnavailable(sources: [RemoteVideoSource]) {}
     func cameraSendAvailabilityDidChange(available: Bool) {}
-    func volumeDidChange(volumeUpdates: [VolumeUpdate]) {}
-    func signalStrengthDidChange(signalUpdates: [SignalUpdate]) {}
+    func volumeDidChange(volumeUpdates: [VolumeUpdate]) {
+        record.withLock { record in
+            for update in volumeUpdates { record.volumes[update.attendeeInfo.externalUserId] = update.volumeLevel }
+        }
+    }
+
+    func signalStrengthDidChange(signalUpdates: [SignalUpdate]) {
+        record.withLock { record in
+            for update in signalUpdates { record.signals[update.attendeeInfo.externalUserId] = update.signalStrength }
+        }
+    }
 
     func attendeesDidJoin(attendeeInfo: [AttendeeInfo]) {
         let names = attendeeInfo.map(\.externalUserId)

@@ -15,6 +15,8 @@ final class MeetingMedia {
         let ssrc: UInt32
         /// The Opus payload type the session's offer chose.
         let opusPayloadType: UInt8
+        /// The negotiated id of the `ssrc-audio-level` extension, if the offer had it.
+        let audioLevelExtensionId: UInt8?
         var connected = false
     }
 
@@ -26,6 +28,10 @@ final class MeetingMedia {
     var onAudio: ((SignalingConnectionID, RTPPacket) -> Void)?
     /// Called on the event loop when a session's media connects or fails.
     var onStateChange: ((SignalingConnectionID, PeerConnectionEvent) -> Void)?
+    /// Called on the event loop with every attendee's volume and signal strength when any changed (AUDIO_METADATA).
+    var onAudioMetadata: (([(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)]) -> Void)?
+    private var activity = AudioActivityMeter()
+    private var activityTimer: RepeatedTask?
 
     init(eventLoop: any EventLoop, context: MediaContext, logger: Logger) {
         self.eventLoop = eventLoop
@@ -52,8 +58,10 @@ final class MeetingMedia {
             certificate: context.certificate, remoteFingerprint: remote.fingerprint))
         end(connection)
         let driver = context.port.makeDriver(for: connectionCore, on: eventLoop)
+        let audio = answer.media.first { $0.kind == "audio" && $0.port != 0 }
         sessions[connection] = Session(attendeeId: attendeeId, driver: driver, ssrc: ssrc,
-                                       opusPayloadType: try AudioSessionDescription.opusPayloadType(in: answer))
+                                       opusPayloadType: try AudioSessionDescription.opusPayloadType(in: answer),
+                                       audioLevelExtensionId: audio?.extensionId(for: SDPExtension.audioLevelURI))
         context.port.register(driver, usernameFragment: local.ice.usernameFragment)
         driver.start { [weak self] event in self?.handle(event, from: connection, driver: driver) }
         return answer.serialized
@@ -69,11 +77,33 @@ final class MeetingMedia {
         guard let session = sessions.removeValue(forKey: connection) else { return }
         context.port.unregister(session.driver)
         session.driver.stop()
+        if !sessions.values.contains(where: { $0.attendeeId == session.attendeeId && $0.connected }) {
+            activity.remove(session.attendeeId)
+        }
+        if sessions.isEmpty {
+            activityTimer?.cancel()
+            activityTimer = nil
+        }
     }
 
     /// Ends every session (the meeting ended or the server is stopping).
     func endAll() {
         for connection in Array(sessions.keys) { end(connection) }
+        activityTimer?.cancel()
+        activityTimer = nil
+    }
+
+    /// Reports volumes and signal strengths every 200 ms while any session is connected.
+    private func startReportingActivity() {
+        guard activityTimer == nil else { return }
+        let interval = TimeAmount.milliseconds(Int64(AudioActivityMeter.interval))
+        // The task runs on this loop, which owns `self`.
+        let owner = NIOLoopBound(self, eventLoop: eventLoop)
+        activityTimer = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            let media = owner.value
+            guard let states = media.activity.report() else { return }
+            media.onAudioMetadata?(states)
+        }
     }
 
     private func handle(_ event: PeerConnectionEvent, from connection: SignalingConnectionID, driver: PeerConnectionDriver) {
@@ -81,9 +111,15 @@ final class MeetingMedia {
         guard let session = sessions[connection], session.driver === driver else { return }
         switch event {
         case .rtp(let packet):
+            let level = session.audioLevelExtensionId
+                .flatMap { packet.extensionValue(id: $0) }
+                .flatMap(RTPHeaderExtensionValue.audioLevel)?.level
+            activity.record(session.attendeeId, level: level)
             onAudio?(connection, packet)
         case .connected(let profile):
             sessions[connection]?.connected = true
+            activity.add(session.attendeeId)
+            startReportingActivity()
             logger.debug("media connected", metadata: ["attendee": "\(session.attendeeId)", "srtp": "\(profile)"])
             onStateChange?(connection, event)
         case .failed, .closed:

@@ -35,6 +35,9 @@ public final class MeetingRoom: @unchecked Sendable {
         logger[metadataKey: "meeting"] = "\(meetingId)"
         self.logger = logger
         self.media = context.map { MeetingMedia(eventLoop: eventLoop, context: $0, logger: logger) }
+        media?.onAudioMetadata = { [weak self] states in
+            self?.apply { core, now in core.audioMetadata(states, now: now) }
+        }
     }
 
     /// Adds an authenticated socket; frames for it go into `sink`.
