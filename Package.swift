@@ -69,6 +69,7 @@ let package = Package(
             dependencies: [
                 "CarillonProtocol",
                 "CarillonRTC",
+                "CarillonCodecs",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -116,7 +117,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "CarillonCodecsTests", dependencies: ["CarillonCodecs"], swiftSettings: strict),
-        .testTarget(name: "CarillonServerTests", dependencies: ["CarillonServer"], swiftSettings: strict),
+        .testTarget(name: "CarillonServerTests", dependencies: ["CarillonServer", "CarillonCodecs"], swiftSettings: strict),
         .testTarget(name: "CarillonTests", dependencies: ["Carillon"], swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",

@@ -1,0 +1,354 @@
+import CarillonCodecs
+import CarillonRTC
+import NIOCore
+
+/// The audio mixer of one meeting (sans-IO): takes every attendee's Opus RTP uplink and, every 20 ms, gives every
+/// attendee one mixed Opus RTP packet.
+///
+/// Each tick it ranks the unmuted participants by their recent level (read from the RFC 6464 `ssrc-audio-level`
+/// extension, so nobody is decoded just to be ranked), picks the loudest ``Configuration/speakers`` that pass the
+/// voice threshold (kept through pauses for ``Configuration/holdTime``), and decodes only them. Everyone else's
+/// jitter buffer is still advanced, so their latency does not build up while they are not mixed.
+///
+/// Encoders: the mix of all speakers is encoded once, by a shared encoder, and the same payload goes to every
+/// non-speaker under its own RTP header. Each speaker hears everyone but itself, encoded by a private encoder it
+/// borrows for as long as it is a speaker. So a tick decodes at most N streams and encodes at most N + 1, however
+/// large the meeting. When a participant moves between the shared and a private encoder its receiver's decoder sees
+/// packets from another encoder state; Opus decoders accept that, at the cost of a brief discontinuity at the switch,
+/// which happens only when the participant starts or stops being a speaker. Borrowed encoders are reset first, so a
+/// receiver never gets a prediction from someone else's stream.
+///
+/// The downlink never pauses: one packet per participant per tick, silence encoded too (DTX off), since clients
+/// expect 50 packets/s and warn of unusable audio otherwise. Packets are plain RTP (the caller protects them),
+/// 20 ms of 48 kHz mono Opus with in-band FEC, timestamps +960 per packet.
+///
+/// Threading: not thread-safe. One owner, the meeting's event loop, calls everything; time comes in as `now`.
+public final class AudioMixer {
+    /// The length of every mixed frame and the tick period.
+    public static let frameDuration = TimeAmount.milliseconds(20)
+    /// The format everything is decoded to, mixed in and encoded from; stereo uplinks are downmixed by the decoder.
+    public static let format = AudioFormat.mono48k
+    private static let samplesPerFrame = 960
+    /// How far behind its schedule a tick may be before the schedule restarts from now instead of catching up.
+    private static let maximumLag = TimeAmount.milliseconds(100)
+    /// Most jitter buffer frames one tick takes from a participant: 20 ms ticks need two 10 ms packets, the shortest
+    /// browsers send, so this bounds the work without being met in practice.
+    private static let maximumPullsPerTick = 8
+
+    /// The configuration in effect (out-of-range values brought into range).
+    public let configuration: Configuration
+    /// The participants mixed in the last tick, loudest first.
+    public private(set) var currentSpeakers: [ParticipantID] = []
+
+    private var participants: [ParticipantID: MixerParticipant] = [:]
+    /// Participants in the order they were added: the order of ``tick(now:)``'s output.
+    private var order: [ParticipantID] = []
+    private var freeSlots: [SpeakerSlot]
+    private let sharedEncoder: OpusEncoder
+    /// A valid Opus packet of silence, sent if encoding ever fails so the downlink keeps its rate.
+    private let silencePacket: [UInt8]
+    private var nextTick: NIODeadline?
+    private var reportedVolumes: [ParticipantID: UInt8] = [:]
+    private var sum = [Int32](repeating: 0, count: AudioMixer.samplesPerFrame)
+
+    /// Creates a mixer with its shared encoder and one decoder and encoder per speaker slot; throws when libopus
+    /// rejects the codec settings.
+    public init(configuration: Configuration = .init()) throws {
+        let configuration = configuration.sanitized
+        self.configuration = configuration
+        sharedEncoder = try Self.makeEncoder(configuration)
+        freeSlots = try (0..<configuration.speakers).map { _ in
+            SpeakerSlot(decoder: try OpusDecoder(format: Self.format), encoder: try Self.makeEncoder(configuration))
+        }
+        silencePacket = try Self.makeEncoder(configuration)
+            .encode(.silence(format: Self.format, milliseconds: 20))
+    }
+
+    private static func makeEncoder(_ configuration: Configuration) throws(OpusError) -> OpusEncoder {
+        // DTX off: the downlink must carry a packet every 20 ms even in silence.
+        try OpusEncoder(format: format, application: .voip, bitrate: configuration.bitrate,
+                        complexity: configuration.encoderComplexity, inbandFEC: true, dtx: false,
+                        expectedPacketLossPercent: configuration.expectedPacketLossPercent)
+    }
+
+    // MARK: Participants
+
+    /// Adds a participant: its uplink is mixed from now on and it gets a downlink packet every tick. Adding an id
+    /// already present replaces that participant (a new media session starts afresh).
+    ///
+    /// `streamId` identifies it in ``volumes()``; `outboundSSRC` and `payloadType` (its negotiated Opus payload type)
+    /// go into its downlink packets.
+    public func addParticipant(_ id: ParticipantID, attendeeId: String, streamId: UInt32, outboundSSRC: UInt32,
+                               payloadType: UInt8) {
+        if participants[id] != nil { removeParticipant(id) }
+        let downlink = OutboundAudioStream(ssrc: outboundSSRC, payloadType: payloadType,
+                                           samplesPerPacket: UInt32(Self.samplesPerFrame))
+        participants[id] = MixerParticipant(attendeeId: attendeeId, streamId: streamId, downlink: downlink,
+                                            jitterBuffer: configuration.jitterBuffer)
+        order.append(id)
+    }
+
+    /// Removes a participant: it is no longer mixed and gets no more packets. Unknown ids are ignored.
+    public func removeParticipant(_ id: ParticipantID) {
+        guard let participant = participants.removeValue(forKey: id) else { return }
+        release(participant)
+        order.removeAll { $0 == id }
+        currentSpeakers.removeAll { $0 == id }
+        reportedVolumes[id] = nil
+        if order.isEmpty { nextTick = nil }
+    }
+
+    /// Mutes or unmutes a participant. A muted participant is never mixed, even if it still sends audio, and reports
+    /// silence in ``volumes()``; its uplink is still buffered and discarded so that unmuting resumes without delay.
+    public func setMuted(_ muted: Bool, for id: ParticipantID) {
+        guard let participant = participants[id] else { return }
+        participant.muted = muted
+        if muted {
+            release(participant)
+            currentSpeakers.removeAll { $0 == id }
+        }
+    }
+
+    /// The number of participants.
+    public var participantCount: Int { order.count }
+
+    /// The attendee a participant was added for.
+    public func attendeeId(of id: ParticipantID) -> String? { participants[id]?.attendeeId }
+
+    // MARK: Input
+
+    /// Takes an RTP packet of a participant's uplink (already decrypted), with its arrival time.
+    ///
+    /// `audioLevelExtensionId` is the id the participant's SDP negotiated for `ssrc-audio-level`, nil when it did
+    /// not; the level is read from it. A packet without the extension is decoded once just to measure it (unless the
+    /// participant is muted, whose level does not matter). Packets of unknown participants are ignored.
+    public func receive(_ packet: RTPPacket, from id: ParticipantID, audioLevelExtensionId: UInt8?, arrival: NIODeadline) {
+        guard let participant = participants[id] else { return }
+        participant.jitterBuffer.insert(packet, arrival: arrival)
+        if let extensionId = audioLevelExtensionId, let value = packet.extensionValue(id: extensionId),
+           let level = RTPHeaderExtensionValue.audioLevel(value)?.level {
+            participant.activity.record(level: level, arrival: arrival)
+        } else if !participant.muted, let level = participant.measureLevel(of: packet.payload) {
+            participant.activity.record(level: level, arrival: arrival)
+        }
+    }
+
+    // MARK: Output
+
+    /// When ``tick(now:)`` is next due, nil while nobody is present. Before the first tick it is in the past: tick at
+    /// once, and every ``frameDuration`` after.
+    public var nextDeadline: NIODeadline? {
+        order.isEmpty ? nil : nextTick ?? .uptimeNanoseconds(0)
+    }
+
+    /// Produces one frame: exactly one RTP packet for every participant, in the order they were added.
+    ///
+    /// Call it when ``nextDeadline`` is reached. A tick that comes late still produces one packet each (the stream's
+    /// timestamps stay continuous); the schedule keeps its 20 ms grid unless it fell more than 100 ms behind, when it
+    /// restarts from `now`.
+    public func tick(now: NIODeadline) -> [(to: ParticipantID, packet: [UInt8])] {
+        guard !order.isEmpty else {
+            nextTick = nil
+            return []
+        }
+        schedule(now: now)
+        for id in order { participants[id]!.activity.update(now: now, threshold: configuration.voiceThreshold) }
+        assignSlots(to: selectSpeakers(now: now))
+
+        // Pull one frame from every jitter buffer; decode only the speakers'.
+        sum.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        var voices: [(id: ParticipantID, samples: [Int16])] = []
+        for id in order {
+            let participant = participants[id]!
+            if let slot = participant.slot {
+                let samples = decodedFrame(participant, slot: slot, now: now)
+                add(samples)
+                voices.append((id, samples))
+            } else {
+                skipFrame(participant, now: now)
+            }
+        }
+
+        var output: [(to: ParticipantID, packet: [UInt8])] = []
+        output.reserveCapacity(order.count)
+        var sharedPacket: [UInt8]?
+        for id in order {
+            let participant = participants[id]!
+            let payload: [UInt8]
+            if let slot = participant.slot, let own = voices.first(where: { $0.id == id })?.samples {
+                // Minus-self: the sum without this speaker, clipped once.
+                payload = encode(mixedSamples(excluding: own), with: slot.encoder)
+            } else {
+                if sharedPacket == nil { sharedPacket = encode(mixedSamples(excluding: nil), with: sharedEncoder) }
+                payload = sharedPacket!
+            }
+            output.append((id, participant.downlink.packet(payload: payload)))
+        }
+        return output
+    }
+
+    // MARK: Volumes
+
+    /// Every participant's current level for AUDIO_METADATA, as an RFC 6464 value (-dBov of the smoothed uplink
+    /// level: 0 loudest, 127 silence; a muted participant reports 127), in the order participants were added.
+    ///
+    /// AUDIO_METADATA's `volume` takes this value directly (clients map ≤ 14 to full and ≥ 42 to silent).
+    public func volumes() -> [(streamId: UInt32, level: UInt8)] {
+        order.map { id in
+            let participant = participants[id]!
+            return (participant.streamId, volume(of: participant))
+        }
+    }
+
+    /// Like ``volumes()``, but only the participants whose level differs from what the previous call of this method
+    /// reported (all of them on the first call, and any added since).
+    public func volumeChanges() -> [(streamId: UInt32, level: UInt8)] {
+        var changes: [(streamId: UInt32, level: UInt8)] = []
+        for id in order {
+            let participant = participants[id]!
+            let level = volume(of: participant)
+            if reportedVolumes[id] != level {
+                reportedVolumes[id] = level
+                changes.append((participant.streamId, level))
+            }
+        }
+        return changes
+    }
+
+    private func volume(of participant: MixerParticipant) -> UInt8 {
+        participant.muted ? 127 : participant.activity.roundedLevel
+    }
+
+    // MARK: Tick internals
+
+    private func schedule(now: NIODeadline) {
+        let due = nextTick ?? now
+        nextTick = now - due > Self.maximumLag ? now + Self.frameDuration : due + Self.frameDuration
+    }
+
+    /// The loudest eligible participants, loudest first: unmuted, speaking or within the hold time, ranked by the
+    /// level of their speech (a pausing speaker keeps its rank), current speakers favoured by the switch margin.
+    private func selectSpeakers(now: NIODeadline) -> [ParticipantID] {
+        guard configuration.speakers > 0 else { return [] }
+        var candidates: [(id: ParticipantID, score: Double, position: Int)] = []
+        for (position, id) in order.enumerated() {
+            let participant = participants[id]!
+            guard !participant.muted, participant.activity.isActive(now: now, hold: configuration.holdTime) else { continue }
+            let margin = participant.slot == nil ? 0 : configuration.switchMarginDB
+            candidates.append((id, participant.activity.speechLevel - margin, position))
+        }
+        candidates.sort { ($0.score, $0.position) < ($1.score, $1.position) }
+        return candidates.prefix(configuration.speakers).map(\.id)
+    }
+
+    private func assignSlots(to speakers: [ParticipantID]) {
+        for id in currentSpeakers where !speakers.contains(id) {
+            if let participant = participants[id] { release(participant) }
+        }
+        for id in speakers {
+            let participant = participants[id]!
+            guard participant.slot == nil, let slot = freeSlots.popLast() else { continue }
+            slot.reset()
+            participant.slot = slot
+            // Audio already taken from the buffer while unmixed was never decoded: it plays as silence.
+            participant.pending = [Int16](repeating: 0, count: participant.skipped)
+            participant.skipped = 0
+        }
+        currentSpeakers = speakers
+    }
+
+    private func release(_ participant: MixerParticipant) {
+        guard let slot = participant.slot else { return }
+        participant.slot = nil
+        participant.skipped = participant.pending.count
+        participant.pending = []
+        freeSlots.append(slot)
+    }
+
+    /// The speaker's next 20 ms, decoded (or recovered, concealed, or silent as its jitter buffer says).
+    private func decodedFrame(_ participant: MixerParticipant, slot: SpeakerSlot, now: NIODeadline) -> [Int16] {
+        var pulls = 0
+        while participant.pending.count < Self.samplesPerFrame, pulls < Self.maximumPullsPerTick {
+            pulls += 1
+            let frameSamples = samples(in: participant.jitterBuffer.frameDuration)
+            let decoded: AudioFrame?
+            switch participant.jitterBuffer.nextFrame(now: now) {
+            case .packet(let payload, _):
+                decoded = (try? slot.decoder.decode(payload)) ?? conceal(slot, samples: frameSamples)
+            case .recoverFromNext(let next):
+                decoded = (try? slot.decoder.decodeFEC(from: next, frameMilliseconds: frameSamples / 48))
+                    ?? conceal(slot, samples: frameSamples)
+            case .conceal:
+                decoded = conceal(slot, samples: frameSamples)
+            case .silence:
+                decoded = nil
+            }
+            if let decoded {
+                participant.pending += decoded.samples
+            } else {
+                participant.pending += repeatElement(0, count: max(1, frameSamples))
+            }
+        }
+        let count = min(Self.samplesPerFrame, participant.pending.count)
+        var frame = Array(participant.pending[..<count])
+        participant.pending.removeFirst(count)
+        if frame.count < Self.samplesPerFrame { frame += repeatElement(0, count: Self.samplesPerFrame - frame.count) }
+        return frame
+    }
+
+    private func conceal(_ slot: SpeakerSlot, samples: Int) -> AudioFrame? {
+        try? slot.decoder.concealLoss(frameMilliseconds: samples / 48)
+    }
+
+    /// Advances a non-speaker's jitter buffer by 20 ms of audio without decoding any of it.
+    private func skipFrame(_ participant: MixerParticipant, now: NIODeadline) {
+        var pulls = 0
+        while participant.skipped < Self.samplesPerFrame, pulls < Self.maximumPullsPerTick {
+            pulls += 1
+            let frameSamples = samples(in: participant.jitterBuffer.frameDuration)
+            switch participant.jitterBuffer.nextFrame(now: now) {
+            case .packet(let payload, _):
+                participant.skipped += OpusDecoder.packetSampleCount(payload, sampleRate: 48_000) ?? frameSamples
+            case .recoverFromNext, .conceal, .silence:
+                participant.skipped += max(1, frameSamples)
+            }
+        }
+        participant.skipped = max(0, participant.skipped - Self.samplesPerFrame)
+    }
+
+    private func samples(in duration: TimeAmount) -> Int {
+        Int(duration.nanoseconds * 48_000 / 1_000_000_000)
+    }
+
+    private func add(_ samples: [Int16]) {
+        sum.withUnsafeMutableBufferPointer { total in
+            samples.withUnsafeBufferPointer { input in
+                for index in 0..<min(total.count, input.count) { total[index] &+= Int32(input[index]) }
+            }
+        }
+    }
+
+    /// The sum of all speakers, less `own` when given, clipped to 16 bits.
+    private func mixedSamples(excluding own: [Int16]?) -> [Int16] {
+        [Int16](unsafeUninitializedCapacity: Self.samplesPerFrame) { output, count in
+            sum.withUnsafeBufferPointer { total in
+                if let own {
+                    own.withUnsafeBufferPointer { own in
+                        for index in 0..<Self.samplesPerFrame { output[index] = Self.clip(total[index] - Int32(own[index])) }
+                    }
+                } else {
+                    for index in 0..<Self.samplesPerFrame { output[index] = Self.clip(total[index]) }
+                }
+            }
+            count = Self.samplesPerFrame
+        }
+    }
+
+    private static func clip(_ value: Int32) -> Int16 {
+        Int16(truncatingIfNeeded: min(max(value, Int32(Int16.min)), Int32(Int16.max)))
+    }
+
+    private func encode(_ samples: [Int16], with encoder: OpusEncoder) -> [UInt8] {
+        (try? encoder.encode(AudioFrame(format: Self.format, samples: samples))) ?? silencePacket
+    }
+}

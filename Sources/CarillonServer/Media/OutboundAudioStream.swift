@@ -1,0 +1,40 @@
+/// The RTP numbering of one participant's mixed downlink: plain RTP packets with continuous sequence numbers and
+/// timestamps.
+///
+/// Sequence number and timestamp start at random values (RFC 3550 §5.1) and advance by one and by one frame per
+/// packet; the first packet carries the marker bit (start of a talk spurt). Threading: a value; its mixer's owner
+/// keeps it.
+struct OutboundAudioStream {
+    let ssrc: UInt32
+    let payloadType: UInt8
+    let samplesPerPacket: UInt32
+    private(set) var sequenceNumber: UInt16
+    private(set) var timestamp: UInt32
+    private var started = false
+
+    init(ssrc: UInt32, payloadType: UInt8, samplesPerPacket: UInt32) {
+        self.ssrc = ssrc
+        self.payloadType = payloadType & 0x7F
+        self.samplesPerPacket = samplesPerPacket
+        sequenceNumber = .random(in: .min ... .max)
+        timestamp = .random(in: .min ... .max)
+    }
+
+    /// The next packet carrying `payload`.
+    mutating func packet(payload: [UInt8]) -> [UInt8] {
+        // No CSRCs, no extensions: the fixed 12-byte header (RFC 3550 §5.1).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(12 + payload.count)
+        bytes.append(0x80)
+        bytes.append((started ? 0 : 0x80) | payloadType)
+        bytes.append(UInt8(sequenceNumber >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: sequenceNumber))
+        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: timestamp >> UInt32(shift))) }
+        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: ssrc >> UInt32(shift))) }
+        bytes += payload
+        started = true
+        sequenceNumber &+= 1
+        timestamp &+= samplesPerPacket
+        return bytes
+    }
+}
