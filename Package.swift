@@ -84,6 +84,7 @@ let package = Package(
         .target(
             name: "Carillon",
             dependencies: [
+                "CarillonCodecs",
                 "CarillonProtocol",
                 "CarillonRTC",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,0 +1,132 @@
+import CarillonCodecs
+import CarillonRTC
+
+/// The uplink audio path from captured PCM to RTP, sans-IO: fed one captured frame every 20 ms, it returns the RTP
+/// packet to send.
+///
+/// Each frame is converted to the encoder's format when needed (16 kHz is resampled to 48 kHz; a stereo frame is
+/// downmixed for a mono session and the reverse), measured (RFC 6464 level and voice activity), Opus-encoded
+/// (48 kHz, VoIP, in-band FEC and DTX on: in silence the encoder returns 1-3 byte packets, which are sent all the same
+/// so the stream and its audio levels stay alive) and packetized: sequence numbers continue by one per packet, the
+/// timestamp by the frame's duration at the 48 kHz RTP clock (960 per 20 ms), with the negotiated payload type, the
+/// SSRC, the `ssrc-audio-level` extension when its id is known, and the marker bit on the first packet after start
+/// and after unmuting (the start of a talk spurt).
+///
+/// Muted, nothing is sent: ``process(_:)`` returns nil and sequence numbers stay put, while the timestamp keeps
+/// running with the captured audio (so the receiver sees a pause, not a time warp) and the input level is still
+/// measured. Threading: not thread-safe; the session's media event loop owns it and calls it from its 20 ms timer.
+final class AudioSendPipeline {
+    /// Counters since creation.
+    struct Statistics: Sendable, Equatable {
+        /// Packets returned for sending.
+        var packetsSent = 0
+        /// Opus payload bytes in those packets.
+        var payloadBytesSent = 0
+        /// Frames not sent because of mute.
+        var framesMuted = 0
+        /// Frames dropped because Opus refused them (a frame length Opus cannot encode).
+        var encodeFailures = 0
+    }
+
+    /// The RTP clock rate of Opus, whatever the audio's rate (RFC 7587).
+    static let clockRate = 48_000
+
+    /// The format ``process(_:)`` expects (its ``AudioMode``'s); other formats are converted too.
+    let captureFormat: AudioFormat
+    /// The format Opus encodes: 48 kHz with the session's channel count.
+    let encoderFormat: AudioFormat
+    /// The synchronisation source of the stream.
+    var ssrc: UInt32
+    /// The payload type negotiated for Opus.
+    var payloadType: UInt8
+    /// The id negotiated for `urn:ietf:params:rtp-hdrext:ssrc-audio-level`; nil sends no extension.
+    var audioLevelExtensionID: UInt8?
+    /// Whether the microphone is muted (nothing is sent).
+    private(set) var isMuted = false
+    /// The RFC 6464 level of the last captured frame, 0 (loudest) to 127 (silence), measured even while muted: the
+    /// local volume.
+    private(set) var inputLevel: UInt8 = 127
+    /// Whether the last captured frame counted as speech (``AudioLevel/isVoiceActive(_:thresholdDBov:)``).
+    private(set) var inputVoiceActive = false
+    /// Counters since creation.
+    private(set) var statistics = Statistics()
+
+    private let encoder: OpusEncoder
+    private var converter: AudioResampler?
+    private var sequenceNumber: UInt16
+    private var timestamp: UInt32
+    private var startsTalkSpurt = true
+
+    /// Creates a pipeline for a session in `audioMode`; the first packet carries `sequenceNumber` and `timestamp`
+    /// (random by default, as RFC 3550 asks). Bitrate defaults to 32 kbit/s mono, 64 kbit/s stereo.
+    init(audioMode: AudioMode, ssrc: UInt32, payloadType: UInt8, audioLevelExtensionID: UInt8?,
+         sequenceNumber: UInt16 = .random(in: .min ... .max), timestamp: UInt32 = .random(in: .min ... .max),
+         bitrate: Int? = nil) throws(OpusError) {
+        captureFormat = audioMode.format
+        encoderFormat = AudioFormat(sampleRate: Self.clockRate, channels: audioMode.format.channels)
+        encoder = try OpusEncoder(format: encoderFormat, application: .voip,
+                                  bitrate: bitrate ?? 32_000 * encoderFormat.channels, inbandFEC: true, dtx: true)
+        self.ssrc = ssrc
+        self.payloadType = payloadType
+        self.audioLevelExtensionID = audioLevelExtensionID
+        self.sequenceNumber = sequenceNumber
+        self.timestamp = timestamp
+    }
+
+    /// Mutes or unmutes; the first packet after unmuting carries the marker bit.
+    func setMuted(_ muted: Bool) {
+        if isMuted && !muted { startsTalkSpurt = true }
+        isMuted = muted
+    }
+
+    /// Tells the encoder the loss the receiver reports (RTCP), 0-100 %, so in-band FEC matches it.
+    func setExpectedPacketLossPercent(_ percent: Int) {
+        try? encoder.setExpectedPacketLossPercent(min(100, max(0, percent)))
+    }
+
+    /// Takes one captured frame (20 ms normally; 10, 40 and 60 ms work too) and returns the packet to send, or nil
+    /// when muted or when the frame cannot be encoded.
+    func process(_ captured: AudioFrame) -> RTPPacket? {
+        let frame = convert(captured)
+        inputLevel = AudioLevel.rfc6464Level(frame)
+        inputVoiceActive = AudioLevel.isVoiceActive(frame)
+        let packetTimestamp = timestamp
+        timestamp &+= UInt32(truncatingIfNeeded: frame.frameCount)
+        guard !isMuted else {
+            statistics.framesMuted += 1
+            return nil
+        }
+        let payload: [UInt8]
+        do { payload = try encoder.encode(frame) } catch {
+            statistics.encodeFailures += 1
+            return nil
+        }
+        var extensions: [(id: UInt8, value: [UInt8])] = []
+        if let audioLevelExtensionID {
+            extensions.append((audioLevelExtensionID,
+                               RTPHeaderExtensionValue.audioLevelValue(voice: inputVoiceActive, level: inputLevel)))
+        }
+        let packet = RTPPacket(marker: startsTalkSpurt, payloadType: payloadType, sequenceNumber: sequenceNumber,
+                               timestamp: packetTimestamp, ssrc: ssrc, extensions: extensions, payload: payload[...])
+        startsTalkSpurt = false
+        sequenceNumber &+= 1
+        statistics.packetsSent += 1
+        statistics.payloadBytesSent += payload.count
+        return packet
+    }
+
+    private func convert(_ frame: AudioFrame) -> AudioFrame {
+        guard frame.format != encoderFormat else { return frame }
+        if converter?.inputFormat != frame.format {
+            // Only rates AudioResampler cannot take fail here; such a frame is sent as silence of the same duration.
+            converter = try? AudioResampler(from: frame.format, to: encoderFormat)
+        }
+        guard var converter else {
+            let frames = frame.frameCount * Self.clockRate / max(1, frame.format.sampleRate)
+            return AudioFrame(format: encoderFormat, samples: [Int16](repeating: 0, count: frames * encoderFormat.channels))
+        }
+        let converted = converter.process(frame)
+        self.converter = converter
+        return converted
+    }
+}

@@ -1,0 +1,38 @@
+/// What a ``MediaDevice`` stands for on this machine: the Linux counterpart of the iOS SDK's
+/// `AVAudioSessionPortDescription`.
+///
+/// A plain value, safe to share.
+enum AudioDeviceEndpoint: Hashable, Sendable, CustomStringConvertible {
+    /// Which way audio flows through a device.
+    enum Direction: String, Hashable, Sendable {
+        /// Captures audio for the session to send (a microphone).
+        case input
+        /// Plays what the session receives (a speaker).
+        case output
+    }
+
+    /// Made by the app with `MediaDevice(label:type:)`: bound to nothing; a controller matches it to a listed device
+    /// by label and type.
+    case unspecified
+    /// A device of a ``VirtualAudioDevices`` registry; `key` is unique within it (for example `tone:440`).
+    case virtual(key: String, direction: Direction)
+    /// An ALSA PCM device, `hw:<card>,<device>`.
+    case alsa(card: Int, device: Int, direction: Direction)
+
+    /// The direction, nil for ``unspecified``.
+    var direction: Direction? {
+        switch self {
+        case .unspecified: nil
+        case .virtual(_, let direction), .alsa(_, _, let direction): direction
+        }
+    }
+
+    /// A stable identifier such as `virtual:tone:440` or `alsa:hw:1,0:input`.
+    var description: String {
+        switch self {
+        case .unspecified: "unspecified"
+        case .virtual(let key, _): "virtual:\(key)"
+        case .alsa(let card, let device, let direction): "alsa:hw:\(card),\(device):\(direction.rawValue)"
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/// Lists and chooses the session's audio devices, and (on iOS) switches cameras.
+///
+/// Threading: every method may be called from any thread.
+public protocol DeviceController: AnyObject {
+    /// The audio devices available now: capture devices (microphones) and playback devices (speakers), real and
+    /// virtual.
+    func listAudioDevices() -> [MediaDevice]
+
+    /// Makes `mediaDevice` the session's microphone (an input device) or speaker (an output device). A device that
+    /// is not listed is rejected with an error log and changes nothing.
+    func chooseAudioDevice(mediaDevice: MediaDevice)
+
+    /// Adds an observer of device list changes; it is kept strongly until removed.
+    func addDeviceChangeObserver(observer: any DeviceChangeObserver)
+
+    /// Removes an observer added with ``addDeviceChangeObserver(observer:)``.
+    func removeDeviceChangeObserver(observer: any DeviceChangeObserver)
+
+    /// Switches between the front and back camera of the SDK's own camera capture. Carillon has no camera capture
+    /// yet, so this does nothing.
+    func switchCamera()
+
+    /// The camera the SDK's own camera capture uses; always nil in Carillon, which has no camera capture yet.
+    func getActiveCamera() -> MediaDevice?
+
+    /// The audio device chosen last (input or output), or the default input when none was chosen; nil when there is
+    /// no device at all.
+    func getActiveAudioDevice() -> MediaDevice?
+}

@@ -1,0 +1,45 @@
+/// An audio (or video) device the app can list and choose: a label for people and a ``MediaDeviceType``.
+///
+/// The iOS SDK's `port: AVAudioSessionPortDescription?` and `init(label:port:)` are not here: AVFoundation does not
+/// exist on Linux. Their role, telling the controller which physical route a device is, is played by an internal
+/// endpoint (an ALSA `hw:<card>,<device>` PCM, or a virtual device of ``VirtualAudioDevices``). A device made with
+/// ``init(label:type:)`` has no endpoint; ``DeviceController/chooseAudioDevice(mediaDevice:)`` matches it to a
+/// listed device by label and type. The video listing statics (`listVideoDevices`,
+/// `listSupportedVideoCaptureFormats`) belong to camera support, which Carillon does not have yet.
+///
+/// Equal and hashed by label, type and endpoint. Immutable, safe to share between threads.
+public final class MediaDevice: Hashable, Sendable, CustomStringConvertible {
+    /// The name shown to people, for example `Jabra EVOLVE 20 MS: USB Audio (input)` or `Tone 440 Hz`.
+    public let label: String
+    /// What kind of device it is.
+    public let type: MediaDeviceType
+    /// What it is on this machine.
+    let endpoint: AudioDeviceEndpoint
+
+    /// Creates a device description bound to no endpoint; choosing it selects the listed device with the same label
+    /// and type.
+    public convenience init(label: String, type: MediaDeviceType) {
+        self.init(label: label, type: type, endpoint: .unspecified)
+    }
+
+    init(label: String, type: MediaDeviceType, endpoint: AudioDeviceEndpoint) {
+        self.label = label
+        self.type = type
+        self.endpoint = endpoint
+    }
+
+    /// `<label> - <type>`, as in the Chime SDK.
+    public var description: String { "\(label) - \(type)" }
+
+    /// Equality as documented on the type.
+    public static func == (lhs: MediaDevice, rhs: MediaDevice) -> Bool {
+        lhs.label == rhs.label && lhs.type == rhs.type && lhs.endpoint == rhs.endpoint
+    }
+
+    /// Hashes what equality compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(label)
+        hasher.combine(type)
+        hasher.combine(endpoint)
+    }
+}
