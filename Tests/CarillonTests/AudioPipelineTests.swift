@@ -38,7 +38,7 @@ import Testing
         #expect(run.played.allSatisfy { $0.format == mode.format && $0.durationMilliseconds == 20 })
         let tail = AudioFrame(format: mode.format, samples: run.played[50...].flatMap(\.samples)).monoDownmix()
         #expect(FrequencyAnalysis.dominantFrequency(tail, candidates: Self.candidates) == 660)
-        #expect(FrequencyAnalysis.powerShareDB(samples: tail.samples, sampleRate: mode.format.sampleRate, frequency: 660) > -3)
+        #expect(FrequencyAnalysis.powerShareDB(samples: tail.samples, sampleRate: mode.format.sampleRate, frequency: 660) > -1)
         // Amplitude 0.5 is -9 dBov; Opus keeps it within a few dB.
         #expect(abs(AudioLevel.rmsDBov(tail) + 9) < 3)
         #expect(run.receiver.statistics.framesDecoded >= 95)
@@ -120,10 +120,13 @@ import Testing
         let run = try Self.roundTrip(mode: .mono48K, frequency: 550, frames: 300, drop: { $0 % 10 == 5 })
         let tail = AudioFrame(format: .mono48k, samples: run.played[100...].flatMap(\.samples))
         #expect(FrequencyAnalysis.dominantFrequency(tail, candidates: Self.candidates) == 550)
-        #expect(FrequencyAnalysis.powerShareDB(samples: tail.samples, sampleRate: 48_000, frequency: 550) > -6)
+        #expect(FrequencyAnalysis.powerShareDB(samples: tail.samples, sampleRate: 48_000, frequency: 550) > -1)
         // Every lost frame was rebuilt (FEC) or concealed, not left silent.
         let repaired = run.receiver.statistics.framesRecovered + run.receiver.statistics.framesConcealed
-        #expect(repaired >= 25)
+        #expect(repaired >= 28)
+        // Most losses had their successor buffered already and came back from its in-band FEC.
+        #expect(run.receiver.statistics.framesRecovered >= 20)
+        #expect(run.receiver.jitterBufferStatistics.packetsLost == 30)
         #expect(run.played[100...].filter { AudioLevel.rmsDBov($0) < -40 }.isEmpty)
 
         let interval = run.receiver.takeLossInterval()
