@@ -124,6 +124,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "Carillon",
+                "CarillonCodecs",
                 "CarillonServer",
                 "CarillonProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),

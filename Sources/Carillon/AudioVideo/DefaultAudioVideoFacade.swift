@@ -18,6 +18,8 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
     /// Fed by the session's realtime events like any observer (the way Chime wires it), calling its own observers
     /// on the session's callback queue.
     private let activeSpeakerDetector: DefaultActiveSpeakerDetector
+    /// The session's audio devices: virtual ones (tones, WAV files, recorders) and the machine's ALSA devices.
+    public let deviceController: DefaultDeviceController
 
     init(configuration: MeetingSessionConfiguration, logger: any Logger, callbackQueue: DispatchQueue) {
         self.configuration = configuration
@@ -27,6 +29,8 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
                                                     callbackQueue: callbackQueue)
         self.activeSpeakerDetector = detector
         observers.add(detector as any RealtimeObserver)
+        let devices = DefaultDeviceController(logger: logger)
+        self.deviceController = devices
         do {
             let target = try SignalingSocket.Target(url: Self.signalingURL(configuration.urls.signalingUrl))
             self.engine = SessionEngine(
@@ -34,7 +38,8 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
                 target: target,
                 observers: observers,
                 callbackQueue: callbackQueue,
-                logger: logger
+                logger: logger,
+                deviceController: devices
             )
             self.setupError = nil
         } catch {
@@ -65,7 +70,7 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         }
         guard engine.claimStart() else { throw MediaError.illegalState }
         logger.info(msg: "API/DefaultAudioVideoFacade/start \(audioVideoConfiguration)")
-        engine.start(reconnectBudget: .milliseconds(Int64(max(0, audioVideoConfiguration.reconnectTimeoutMs))))
+        engine.start(configuration: audioVideoConfiguration)
     }
 
     /// See ``AudioVideoControllerFacade``.
@@ -82,6 +87,25 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         engine?.stop()
         activeSpeakerDetector.removeAllAttendees()
     }
+
+    /// See ``DeviceController``: the virtual devices and the machine's ALSA devices.
+    public func listAudioDevices() -> [MediaDevice] { deviceController.listAudioDevices() }
+    /// See ``DeviceController``; a running session switches at its next 20 ms frame.
+    public func chooseAudioDevice(mediaDevice: MediaDevice) { deviceController.chooseAudioDevice(mediaDevice: mediaDevice) }
+    /// See ``DeviceController``.
+    public func getActiveAudioDevice() -> MediaDevice? { deviceController.getActiveAudioDevice() }
+    /// See ``DeviceController``.
+    public func addDeviceChangeObserver(observer: any DeviceChangeObserver) {
+        deviceController.addDeviceChangeObserver(observer: observer)
+    }
+    /// See ``DeviceController``.
+    public func removeDeviceChangeObserver(observer: any DeviceChangeObserver) {
+        deviceController.removeDeviceChangeObserver(observer: observer)
+    }
+    /// See ``DeviceController``: no cameras yet, so this does nothing.
+    public func switchCamera() { deviceController.switchCamera() }
+    /// See ``DeviceController``: no cameras yet, so nil.
+    public func getActiveCamera() -> MediaDevice? { deviceController.getActiveCamera() }
 
     /// See ``ActiveSpeakerDetectorFacade``.
     public func addActiveSpeakerObserver(policy: any ActiveSpeakerPolicy, observer: any ActiveSpeakerObserver) {

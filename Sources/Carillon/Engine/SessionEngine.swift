@@ -1,3 +1,4 @@
+import CarillonCodecs
 import CarillonProtocol
 import CarillonRTC
 import Dispatch
@@ -29,6 +30,21 @@ final class SessionEngine: @unchecked Sendable {
     /// Bumped whenever media is torn down, so a late bind or event of an abandoned connection is ignored.
     private var mediaGeneration = 0
     private lazy var certificate: DTLSCertificate? = try? DTLSCertificate.generate(commonName: "carillon-client")
+    /// The chosen devices; read at each media connection and every frame (a new choice reopens them).
+    let deviceController: DefaultDeviceController
+    private var audio: SessionAudio?
+    private var audioConfiguration = AudioVideoConfiguration()
+
+    /// The audio of the current media connection: devices, pipelines and the 20 ms clock.
+    private struct SessionAudio {
+        var input: any AudioInputSource
+        var output: any AudioOutputSink
+        let send: AudioSendPipeline
+        let receive: AudioReceivePipeline
+        var deviceGeneration: UInt64
+        var nextFrame: NIODeadline
+        var timer: Scheduled<Void>?
+    }
 
     /// The media connection of the current signaling connection.
     private struct SessionMedia {
@@ -37,6 +53,7 @@ final class SessionEngine: @unchecked Sendable {
         let certificate: DTLSCertificate
         let ssrc: UInt32
         var opusPayloadType: UInt8 = AudioSessionDescription.offeredOpusPayloadType
+        var audioLevelExtensionId: UInt8?
     }
 
     struct Mirror {
@@ -50,9 +67,11 @@ final class SessionEngine: @unchecked Sendable {
         observers: ObserverRegistry,
         callbackQueue: DispatchQueue,
         logger: any Logger,
+        deviceController: DefaultDeviceController,
         eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
     ) {
         self.eventLoop = eventLoop
+        self.deviceController = deviceController
         self.target = target
         self.joinToken = configuration.credentials.joinToken
         self.observers = observers
@@ -77,8 +96,12 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    func start(reconnectBudget: TimeAmount) {
-        eventLoop.execute { self.apply { $0.start(reconnectBudget: reconnectBudget, now: $1) } }
+    func start(configuration: AudioVideoConfiguration) {
+        let budget = TimeAmount.milliseconds(Int64(max(0, configuration.reconnectTimeoutMs)))
+        eventLoop.execute {
+            self.audioConfiguration = configuration
+            self.apply { $0.start(reconnectBudget: budget, now: $1) }
+        }
     }
     func stop() { eventLoop.execute { self.apply { $0.stop(now: $1) } } }
 
@@ -86,6 +109,8 @@ final class SessionEngine: @unchecked Sendable {
         guard isInMeeting else { return false }
         eventLoop.execute {
             self.apply { core, now in core.setMuted(muted, now: now).actions }
+            // Muted means nothing is sent (the server is told through AUDIO_CONTROL as well).
+            self.audio?.send.setMuted(muted)
         }
         return true
     }
@@ -195,6 +220,8 @@ final class SessionEngine: @unchecked Sendable {
             let answer = try SessionDescription(parsing: text)
             let remote = try TransportDescription(remote: answer)
             media.opusPayloadType = try AudioSessionDescription.opusPayloadType(in: answer)
+            media.audioLevelExtensionId = answer.media.first { $0.kind == "audio" && $0.port != 0 }?
+                .extensionId(for: SDPExtension.audioLevelURI)
             self.media = media
             let connection = try PeerConnection(configuration: PeerConnectionConfiguration(
                 iceRole: .controlling(remoteCandidates: remote.udpAddresses()), localICE: media.local.ice,
@@ -213,7 +240,10 @@ final class SessionEngine: @unchecked Sendable {
         switch event {
         case .connected(let profile):
             logger.info(msg: "media connected (\(profile))")
+            startAudio()
             apply { $0.mediaConnected(now: $1) }
+        case .rtp(let packet):
+            audio?.receive.receive(packet, arrival: .now())
         case .failed(let failure):
             logger.error(msg: "media failed: \(failure)")
             apply { $0.mediaFailed(now: $1) }
@@ -221,12 +251,79 @@ final class SessionEngine: @unchecked Sendable {
             // The server closes media when it ends the session on purpose; signaling says why (and may arrive later
             // than this datagram), and ICE consent fails within 30 s if the server is gone for real.
             logger.info(msg: "the server closed the media connection")
-        case .iceConnected, .pathChanged, .rtp, .rtcp:
+        case .iceConnected, .pathChanged, .rtcp:
             break
         }
     }
 
+    /// Opens the chosen devices and starts the 20 ms audio clock: capture, encode and send; play what arrives.
+    private func startAudio() {
+        stopAudio()
+        guard let media else { return }
+        let mode = audioConfiguration.audioMode
+        let format = mode.format
+        do {
+            let send = try AudioSendPipeline(audioMode: mode, ssrc: media.ssrc, payloadType: media.opusPayloadType,
+                                             audioLevelExtensionID: media.audioLevelExtensionId)
+            send.setMuted(core.isMuted)
+            let receive = try AudioReceivePipeline(audioMode: mode, payloadType: media.opusPayloadType)
+            // Without input capability the session sends silence (DTX keeps it to a few bytes), as Chime sends
+            // "muted" packets; without output capability nothing is played.
+            let capabilities = audioConfiguration.audioDeviceCapabilities
+            let input: any AudioInputSource = capabilities == .inputAndOutput
+                ? deviceController.openInput(format: format) : SilenceAudioSource(format: format)
+            let output: any AudioOutputSink = capabilities == .none
+                ? NullAudioSink(format: format) : deviceController.openOutput(format: format)
+            audio = SessionAudio(input: input, output: output, send: send, receive: receive,
+                                 deviceGeneration: deviceController.selectionGeneration, nextFrame: .now())
+            scheduleAudioFrame()
+        } catch {
+            logger.error(msg: "audio cannot start: \(error)")
+        }
+    }
+
+    /// One-shot timers on a fixed 20 ms grid, so capture and playback do not drift with the loop's delays.
+    private func scheduleAudioFrame() {
+        guard var audio, audio.timer == nil else { return }
+        let generation = mediaGeneration
+        audio.timer = eventLoop.scheduleTask(deadline: audio.nextFrame) { [weak self] in
+            guard let self, generation == self.mediaGeneration else { return }
+            self.audioFrame()
+        }
+        self.audio = audio
+    }
+
+    private func audioFrame() {
+        guard var audio else { return }
+        audio.timer = nil
+        let now = NIODeadline.now()
+        if deviceController.selectionGeneration != audio.deviceGeneration {
+            // The app chose another device: reopen both ends.
+            audio.output.close()
+            audio.input = deviceController.openInput(format: audioConfiguration.audioMode.format)
+            audio.output = deviceController.openOutput(format: audioConfiguration.audioMode.format)
+            audio.deviceGeneration = deviceController.selectionGeneration
+        }
+        if let packet = audio.send.process(audio.input.read(frameMilliseconds: 20)) {
+            media?.socket.sendRTP(packet.serialized())
+        }
+        audio.output.write(audio.receive.nextFrame(now: now))
+        audio.nextFrame = audio.nextFrame + .milliseconds(20)
+        // After a stall (a suspended process, say) restart the grid instead of catching up in a burst.
+        if audio.nextFrame < now - .milliseconds(100) { audio.nextFrame = now + .milliseconds(20) }
+        self.audio = audio
+        scheduleAudioFrame()
+    }
+
+    private func stopAudio() {
+        guard let audio else { return }
+        audio.timer?.cancel()
+        audio.output.close()
+        self.audio = nil
+    }
+
     private func stopMedia() {
+        stopAudio()
         mediaGeneration += 1
         guard let media else { return }
         self.media = nil

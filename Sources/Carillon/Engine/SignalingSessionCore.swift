@@ -108,6 +108,9 @@ struct SignalingSessionCore: Sendable {
 
     var isInMeeting: Bool { phase == .inMeeting }
 
+    /// The local mute state, kept across reconnects.
+    var isMuted: Bool { muted }
+
     var nextDeadline: NIODeadline? {
         switch phase {
         case .opening(let deadline), .joining(let deadline, _), .connectingMedia(let deadline, _), .leaving(let deadline):

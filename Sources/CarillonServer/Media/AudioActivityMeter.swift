@@ -1,19 +1,40 @@
 /// Per-attendee volume and uplink signal strength for AUDIO_METADATA, read from the `ssrc-audio-level` header
-/// extension of received packets without decoding them (sans-IO).
+/// extension and the sequence numbers of received packets, without decoding them (sans-IO).
 ///
 /// Call ``report()`` every ``interval``: an attendee's volume is the loudest level of the interval (RFC 6464: 0 is
-/// loudest, 127 silent; the same "dB below full scale" AUDIO_METADATA carries), its signal strength 2 when about
-/// every packet of the interval arrived, 1 when some did, 0 when none did. A report goes out only when something
-/// changed, and then lists everyone, because the client takes attendees left out of a frame as silent.
+/// loudest, 127 silent; the same "dB below full scale" AUDIO_METADATA carries). Its signal strength is 0 when nothing
+/// arrived for a second, 1 when more than a tenth of the packets the sequence numbers promise went missing in the
+/// interval, else 2. Silence sent with Opus DTX (a packet every 400 ms, no sequence gaps) therefore stays at 2. A
+/// report goes out only when something changed, and then lists everyone, because the client takes attendees left
+/// out of a frame as silent.
 struct AudioActivityMeter {
-    /// How often the meeting reports (the client expects about five volume updates a second).
+    /// How often the meeting reports (the client expects about five volume updates a second), in milliseconds.
     static let interval = 200
-    /// Packets an interval holds at 50 packets per second, less one for jitter.
-    static let packetsForFullStrength = 9
+    /// Intervals without a packet after which no audio is arriving.
+    static let silentIntervals = 5
 
     private struct Entry {
         var loudest: UInt8 = 127
-        var packets = 0
+        var received = 0
+        var highest: Int64?
+        var highestAtReport: Int64?
+        var intervalsWithoutPackets = AudioActivityMeter.silentIntervals
+        var unwrapper = SequenceWindow()
+    }
+
+    /// Extends 16-bit sequence numbers (enough here: packets only ever move forward by small steps).
+    private struct SequenceWindow {
+        private var last: Int64?
+        mutating func extend(_ sequence: UInt16) -> Int64 {
+            guard let last else {
+                self.last = Int64(sequence)
+                return Int64(sequence)
+            }
+            let delta = Int64(Int16(bitPattern: sequence &- UInt16(truncatingIfNeeded: last)))
+            let extended = last + delta
+            self.last = max(last, extended)
+            return extended
+        }
     }
 
     private var entries: [String: Entry] = [:]
@@ -33,10 +54,12 @@ struct AudioActivityMeter {
         lastReport[attendeeId] = nil
     }
 
-    /// Counts one received audio packet and its level (nil when it carries none: it counts for signal strength only).
-    mutating func record(_ attendeeId: String, level: UInt8?) {
+    /// Counts one received audio packet, its sequence number and its level (nil when it carries none).
+    mutating func record(_ attendeeId: String, sequenceNumber: UInt16, level: UInt8?) {
         guard var entry = entries[attendeeId] else { return }
-        entry.packets += 1
+        entry.received += 1
+        let extended = entry.unwrapper.extend(sequenceNumber)
+        entry.highest = max(entry.highest ?? extended, extended)
         if let level { entry.loudest = min(entry.loudest, level) }
         entries[attendeeId] = entry
     }
@@ -44,10 +67,22 @@ struct AudioActivityMeter {
     /// The states of everyone when any changed since the last report, else nil; starts a new interval.
     mutating func report() -> [(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)]? {
         var current: [String: (volume: UInt32, signal: UInt32)] = [:]
-        for (attendeeId, entry) in entries {
-            let signal: UInt32 = entry.packets >= Self.packetsForFullStrength ? 2 : entry.packets > 0 ? 1 : 0
+        for (attendeeId, var entry) in entries {
+            entry.intervalsWithoutPackets = entry.received > 0 ? 0 : min(entry.intervalsWithoutPackets + 1, Self.silentIntervals)
+            let signal: UInt32
+            if entry.intervalsWithoutPackets >= Self.silentIntervals {
+                signal = 0
+            } else if let highest = entry.highest, let before = entry.highestAtReport, entry.received > 0 {
+                let expected = max(1, highest - before)
+                signal = Double(expected - Int64(entry.received)) / Double(expected) > 0.1 ? 1 : 2
+            } else {
+                signal = 2
+            }
             current[attendeeId] = (UInt32(entry.loudest), signal)
-            entries[attendeeId] = Entry()
+            entry.highestAtReport = entry.highest
+            entry.loudest = 127
+            entry.received = 0
+            entries[attendeeId] = entry
         }
         let changed = current.count != lastReport.count || current.contains { attendeeId, state in
             guard let last = lastReport[attendeeId] else { return true }

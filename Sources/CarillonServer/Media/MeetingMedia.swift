@@ -24,14 +24,17 @@ final class MeetingMedia {
     private let context: MediaContext
     private let logger: Logger
     private(set) var sessions: [SignalingConnectionID: Session] = [:]
-    /// Called on the event loop with each RTP packet an attendee session sends.
-    var onAudio: ((SignalingConnectionID, RTPPacket) -> Void)?
     /// Called on the event loop when a session's media connects or fails.
     var onStateChange: ((SignalingConnectionID, PeerConnectionEvent) -> Void)?
     /// Called on the event loop with every attendee's volume and signal strength when any changed (AUDIO_METADATA).
     var onAudioMetadata: (([(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)]) -> Void)?
     private var activity = AudioActivityMeter()
     private var activityTimer: RepeatedTask?
+    /// The meeting's mix, made when the first session connects.
+    private var mixer: AudioMixer?
+    private var mixTimer: Scheduled<Void>?
+    /// The roster's stream id and mute state of an attendee (the signaling core owns both).
+    var rosterState: ((String) -> (streamId: UInt32, muted: Bool)?)?
 
     init(eventLoop: any EventLoop, context: MediaContext, logger: Logger) {
         self.eventLoop = eventLoop
@@ -80,9 +83,12 @@ final class MeetingMedia {
         if !sessions.values.contains(where: { $0.attendeeId == session.attendeeId && $0.connected }) {
             activity.remove(session.attendeeId)
         }
+        mixer?.removeParticipant(AudioMixer.ParticipantID(connection.rawValue))
         if sessions.isEmpty {
             activityTimer?.cancel()
             activityTimer = nil
+            mixTimer?.cancel()
+            mixTimer = nil
         }
     }
 
@@ -91,6 +97,49 @@ final class MeetingMedia {
         for connection in Array(sessions.keys) { end(connection) }
         activityTimer?.cancel()
         activityTimer = nil
+        mixTimer?.cancel()
+        mixTimer = nil
+    }
+
+    /// Leaves a muted attendee out of the mix, or takes it back.
+    func setMuted(_ muted: Bool, attendeeId: String) {
+        for (connection, session) in sessions where session.attendeeId == attendeeId {
+            mixer?.setMuted(muted, for: AudioMixer.ParticipantID(connection.rawValue))
+        }
+    }
+
+    /// Adds a connected session to the mix and keeps the 20 ms mixing clock running.
+    private func startMixing(_ session: Session, connection: SignalingConnectionID) {
+        if mixer == nil {
+            do {
+                mixer = try AudioMixer()
+            } catch {
+                logger.error("the audio mixer cannot start: \(error)")
+                return
+            }
+        }
+        guard let mixer else { return }
+        let roster = rosterState?(session.attendeeId)
+        let id = AudioMixer.ParticipantID(connection.rawValue)
+        mixer.addParticipant(id, attendeeId: session.attendeeId, streamId: roster?.streamId ?? 0,
+                             outboundSSRC: session.ssrc, payloadType: session.opusPayloadType)
+        mixer.setMuted(roster?.muted ?? false, for: id)
+        scheduleMix()
+    }
+
+    /// One-shot timers at the mixer's own deadlines: its 20 ms grid does not drift with the loop's delays.
+    private func scheduleMix() {
+        guard mixTimer == nil, let deadline = mixer?.nextDeadline else { return }
+        let owner = NIOLoopBound(self, eventLoop: eventLoop)
+        mixTimer = eventLoop.scheduleTask(deadline: deadline) {
+            let media = owner.value
+            media.mixTimer = nil
+            guard let mixer = media.mixer else { return }
+            for (participant, packet) in mixer.tick(now: .now()) {
+                media.sessions[SignalingConnectionID(participant.rawValue)]?.driver.sendRTP(packet)
+            }
+            media.scheduleMix()
+        }
     }
 
     /// Reports volumes and signal strengths every 200 ms while any session is connected.
@@ -114,12 +163,14 @@ final class MeetingMedia {
             let level = session.audioLevelExtensionId
                 .flatMap { packet.extensionValue(id: $0) }
                 .flatMap(RTPHeaderExtensionValue.audioLevel)?.level
-            activity.record(session.attendeeId, level: level)
-            onAudio?(connection, packet)
+            activity.record(session.attendeeId, sequenceNumber: packet.sequenceNumber, level: level)
+            mixer?.receive(packet, from: AudioMixer.ParticipantID(connection.rawValue),
+                           audioLevelExtensionId: session.audioLevelExtensionId, arrival: .now())
         case .connected(let profile):
             sessions[connection]?.connected = true
             activity.add(session.attendeeId)
             startReportingActivity()
+            startMixing(session, connection: connection)
             logger.debug("media connected", metadata: ["attendee": "\(session.attendeeId)", "srtp": "\(profile)"])
             onStateChange?(connection, event)
         case .failed, .closed:

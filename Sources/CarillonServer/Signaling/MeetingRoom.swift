@@ -38,6 +38,10 @@ public final class MeetingRoom: @unchecked Sendable {
         media?.onAudioMetadata = { [weak self] states in
             self?.apply { core, now in core.audioMetadata(states, now: now) }
         }
+        media?.rosterState = { [weak self] attendeeId in
+            guard let self, let streamId = self.core.streamId(of: attendeeId) else { return nil }
+            return (streamId, self.core.isMuted(attendeeId))
+        }
     }
 
     /// Adds an authenticated socket; frames for it go into `sink`.
@@ -126,9 +130,8 @@ public final class MeetingRoom: @unchecked Sendable {
                 send(subscribeAck(for: offer, attendeeId: attendeeId, connection: target), to: target)
             case .endMedia(let target):
                 media?.end(target)
-            case .audioMuted:
-                // Mixing follows mute once the mixer is wired in; until then received audio is not played out.
-                break
+            case .audioMuted(let attendeeId, let muted):
+                media?.setMuted(muted, attendeeId: attendeeId)
             }
         }
     }

@@ -326,6 +326,9 @@ public struct MeetingSignalingCore: Sendable {
 
     // MARK: - Audio metadata
 
+    /// The audio stream id of an attendee's current session in the roster.
+    public func streamId(of attendeeId: String) -> UInt32? { participants[attendeeId]?.streamId }
+
     /// Whether an attendee is muted (false for unknown attendees).
     public func isMuted(_ attendeeId: String) -> Bool { participants[attendeeId]?.muted ?? false }
 
