@@ -34,6 +34,13 @@ struct JoinCommand: AsyncParsableCommand {
     @Flag(help: "Join muted.")
     var mute = false
 
+    @Option(name: .customLong("audio-in"),
+            help: "What the bot says: FILE.wav (played once), tone:HZ, or silence.")
+    var audioIn: String = "silence"
+
+    @Option(name: .customLong("audio-out"), help: "Record what the bot hears into this WAV file.")
+    var audioOut: String?
+
     @Option(help: "Leave after this many seconds.")
     var duration: Double?
 
@@ -57,6 +64,17 @@ struct JoinCommand: AsyncParsableCommand {
         )
         let logger = ConsoleLogger(name: "carillon.join", level: .ERROR)
         let session = DefaultMeetingSession(configuration: configuration, logger: logger)
+        if let facade = session.audioVideo as? DefaultAudioVideoFacade {
+            let devices = facade.deviceController.virtualDevices
+            // A bare path is a WAV file; the other forms are the virtual devices' own specifications.
+            let input = audioIn.hasPrefix("tone") || audioIn == "silence" ? audioIn : "wav:\(audioIn)"
+            do {
+                session.audioVideo.chooseAudioDevice(mediaDevice: try devices.add(specification: input))
+            } catch {
+                throw ValidationError("--audio-in \(audioIn): \(error)")
+            }
+            if let audioOut { session.audioVideo.chooseAudioDevice(mediaDevice: devices.addRecorder(path: audioOut)) }
+        }
         let events = AsyncStream.makeStream(of: BotEvent.self)
         let mute = self.mute
         let printer = AttendeeEventPrinter(
