@@ -348,6 +348,15 @@ private final class Meeting {
         expect(meeting.attendees[0], hears: [880], not: [440, 660])
         #expect(meeting.mixer.volumes().map(\.streamId) == meeting.attendees.map(\.streamId))
         #expect(!meeting.mixer.currentSpeakers.contains(leaving.id))
+
+        // The leaver's speaker slot is free again: a newcomer takes it.
+        let newcomer = try Attendee(5, frequency: 1_100)
+        meeting.add(newcomer)
+        try meeting.run(10)
+        try meeting.run(50, record: true)
+        #expect(meeting.mixer.currentSpeakers.count == 3)
+        expect(listener, hears: [440, 880, 1_100], not: [660])
+        expect(newcomer, hears: [440, 880], not: [660, 1_100])
     }
 
     @Test func levelsAreMeasuredWhenTheExtensionIsMissing() throws {
