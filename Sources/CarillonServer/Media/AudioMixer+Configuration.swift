@@ -12,7 +12,8 @@ extension AudioMixer {
         public var speakers: Int
         /// Target bitrate of every encoded downlink stream, in bit/s.
         public var bitrate: Int
-        /// Opus encoder complexity, 0-10: the main CPU cost of a tick (see the cost note on ``AudioMixer``).
+        /// Opus encoder complexity, 0-10. The N + 1 encodes are most of a tick's CPU time; lower values trade quality
+        /// for it.
         public var encoderComplexity: Int
         /// The loss rate, 0-100 %, downlink in-band FEC is planned for.
         public var expectedPacketLossPercent: Int

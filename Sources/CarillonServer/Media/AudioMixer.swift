@@ -22,6 +22,10 @@ import NIOCore
 /// expect 50 packets/s and warn of unusable audio otherwise. Packets are plain RTP (the caller protects them),
 /// 20 ms of 48 kHz mono Opus with in-band FEC, timestamps +960 per packet.
 ///
+/// Cost: a tick's work is the N decodes and N + 1 encodes plus a jitter buffer step and an RTP header per
+/// participant, so it grows only slowly with the meeting. Uplinks without the level extension add one decode per
+/// packet (at 16 kHz) to measure them.
+///
 /// Threading: not thread-safe. One owner, the meeting's event loop, calls everything; time comes in as `now`.
 public final class AudioMixer {
     /// The length of every mixed frame and the tick period.
