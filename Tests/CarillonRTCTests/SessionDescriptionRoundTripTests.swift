@@ -154,6 +154,18 @@ import Testing
         #expect(try SessionDescription(parsing: description.serialized) == description)
     }
 
+    @Test func aRepeatedMsidSemanticKeepsItsPlaceAmongOtherSessionAttributes() throws {
+        let text = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\na=msid-semantic:WMS\r\na=msid-semantic: WMS x\r\n"
+            + "a=rtcp:9 IN IP4 0.0.0.0\r\na=extmap-allow-mixed\r\n"
+        let description = try SessionDescription(parsing: text)
+        #expect(description.msidSemantic == "WMS")
+        #expect(description.sessionAttributes.map(\.name) == ["msid-semantic", "rtcp", "extmap-allow-mixed"])
+        #expect(try SessionDescription(parsing: description.serialized) == description)
+        // Without repeats it is still written last, as browsers write it.
+        let plain = try SessionDescription(parsing: "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\na=msid-semantic:WMS\r\na=extmap-allow-mixed\r\n")
+        #expect(plain.serialized.hasSuffix("a=extmap-allow-mixed\r\na=msid-semantic: WMS\r\n"))
+    }
+
     @Test func aLoneCarriageReturnOrNULInsideALineIsRejected() {
         let base = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n"
         #expect(throws: SDPError.self) { try SessionDescription(parsing: base + "a=extmap:1 urn:x\ru\r\n") }
