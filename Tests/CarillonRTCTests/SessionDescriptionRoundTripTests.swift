@@ -154,6 +154,32 @@ import Testing
         #expect(try SessionDescription(parsing: description.serialized) == description)
     }
 
+    @Test func aRepeatedMsidSemanticKeepsItsPlaceAmongOtherSessionAttributes() throws {
+        let text = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\na=msid-semantic:WMS\r\na=msid-semantic: WMS x\r\n"
+            + "a=rtcp:9 IN IP4 0.0.0.0\r\na=extmap-allow-mixed\r\n"
+        let description = try SessionDescription(parsing: text)
+        #expect(description.msidSemantic == "WMS")
+        #expect(description.sessionAttributes.map(\.name) == ["msid-semantic", "rtcp", "extmap-allow-mixed"])
+        #expect(try SessionDescription(parsing: description.serialized) == description)
+        // Without repeats it is still written last, as browsers write it.
+        let plain = try SessionDescription(parsing: "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\na=msid-semantic:WMS\r\na=extmap-allow-mixed\r\n")
+        #expect(plain.serialized.hasSuffix("a=extmap-allow-mixed\r\na=msid-semantic: WMS\r\n"))
+    }
+
+    /// A tab ends a grapheme cluster, so a value may start with a combining mark; the `:`, `;` or space the serializer
+    /// writes before it must still separate it on the next parse.
+    @Test func aValueStartingWithACombiningMarkKeepsItsSeparator() throws {
+        let text = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio 9 RTP/AVP 0\r\na=mid:\t\u{301}x\r\n"
+            + "a=msid:s\t\u{301}t\r\na=fmtp:0 a\r\na=fmtp:0\t\u{301}b\r\na=tool:\u{301}y\r\n"
+        let description = try SessionDescription(parsing: text)
+        let media = description.media[0]
+        #expect(media.mid?.unicodeScalars.elementsEqual("\u{301}x".unicodeScalars) == true)
+        #expect(media.msid.count == 1 && media.msid[0].streamId == "s" && media.msid[0].trackId != nil)
+        #expect(media.codecs[0].parameters.count == 2)
+        #expect(media.otherAttributes.map(\.name) == ["tool"])
+        #expect(try SessionDescription(parsing: description.serialized) == description)
+    }
+
     @Test func aLoneCarriageReturnOrNULInsideALineIsRejected() {
         let base = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n"
         #expect(throws: SDPError.self) { try SessionDescription(parsing: base + "a=extmap:1 urn:x\ru\r\n") }

@@ -42,8 +42,9 @@ public struct ICECandidate: Sendable, Equatable, Hashable, CustomStringConvertib
     /// `RTCIceCandidate.candidate`, or an SDP line).
     public init(parsing text: String) throws(SDPError) {
         var body = SDPText.trimmed(Substring(text))
-        if body.hasPrefix("a=") { body = body.dropFirst(2) }
-        if body.lowercased().hasPrefix("candidate:") { body = body.dropFirst(10) }
+        if let rest = SDPText.removingPrefix("a=", from: body) { body = rest }
+        let name = Substring(body.unicodeScalars.prefix(10))
+        if name.lowercased() == "candidate:" { body = Substring(body.unicodeScalars.dropFirst(10)) }
         try self.init(fields: SDPText.fields(body), lineNumber: nil)
     }
 

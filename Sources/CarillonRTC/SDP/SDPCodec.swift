@@ -56,12 +56,11 @@ public struct SDPCodec: Sendable, Equatable, Hashable {
     }
 
     static func parameters(parsing fmtp: Substring) -> [Parameter] {
-        fmtp.split(separator: ";").compactMap { item in
+        SDPText.split(fmtp, at: ";", omittingEmpty: true).compactMap { item in
             let item = SDPText.trimmed(item)
             guard !item.isEmpty else { return nil }
-            guard let equals = item.firstIndex(of: "=") else { return Parameter(key: String(item)) }
-            return Parameter(key: String(SDPText.trimmed(item[..<equals])),
-                             value: String(SDPText.trimmed(item[item.index(after: equals)...])))
+            guard let (key, value) = SDPText.cut(item, at: "=") else { return Parameter(key: String(item)) }
+            return Parameter(key: String(SDPText.trimmed(key)), value: String(SDPText.trimmed(value)))
         }
     }
 

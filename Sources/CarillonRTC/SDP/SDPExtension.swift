@@ -54,9 +54,8 @@ public struct SDPExtension: Sendable, Equatable, Hashable {
         guard !uri.isEmpty else { throw line.malformed("extmap needs an id and a URI") }
         var idText = head
         var direction: SDPDirection?
-        if let slash = head.firstIndex(of: "/") {
-            idText = head[..<slash]
-            let directionText = head[head.index(after: slash)...]
+        if let (before, directionText) = SDPText.cut(head, at: "/") {
+            idText = before
             guard let parsed = SDPDirection(rawValue: String(directionText)) else {
                 throw line.malformed("unknown extmap direction \"\(SDPText.quoted(directionText))\"")
             }

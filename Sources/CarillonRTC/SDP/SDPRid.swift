@@ -33,7 +33,7 @@ public struct SDPRid: Sendable, Equatable, Hashable {
     /// The payload types listed by a `pt=` restriction; empty when there is none.
     public var payloadTypes: [UInt8] {
         guard let list = restriction("pt") else { return [] }
-        return list.split(separator: ",").compactMap { SDPText.decimal(SDPText.trimmed($0), as: UInt8.self) }
+        return SDPText.split(Substring(list), at: ",", omittingEmpty: true).compactMap { SDPText.decimal(SDPText.trimmed($0), as: UInt8.self) }
     }
 
     /// The value of restriction `key` (e.g. `max-width`), nil when absent.

@@ -54,14 +54,15 @@ public struct SDPSimulcast: Sendable, Equatable, Hashable {
         guard !fields.isEmpty, fields.count % 2 == 0 else { throw line.malformed("simulcast needs direction and stream list pairs") }
         var result = SDPSimulcast()
         for pair in stride(from: 0, to: fields.count, by: 2) {
-            var list = fields[pair + 1]
-            if list.hasPrefix("rid=") { list = list.dropFirst(4) }  // draft-ietf-mmusic-sdp-simulcast-13 form, old Firefox
+            // `rid=` before the list is the draft-ietf-mmusic-sdp-simulcast-13 form (old Firefox).
+            let list = SDPText.removingPrefix("rid=", from: fields[pair + 1]) ?? fields[pair + 1]
             var streams: [[Alternative]] = []
-            for stream in list.split(separator: ";", omittingEmptySubsequences: false) {
+            for stream in SDPText.split(list, at: ";", omittingEmpty: false) {
                 var alternatives: [Alternative] = []
-                for alternative in stream.split(separator: ",", omittingEmptySubsequences: false) {
-                    let paused = alternative.hasPrefix("~")
-                    let rid = paused ? alternative.dropFirst() : alternative
+                for alternative in SDPText.split(stream, at: ",", omittingEmpty: false) {
+                    let unpaused = SDPText.removingPrefix("~", from: alternative)
+                    let paused = unpaused != nil
+                    let rid = unpaused ?? alternative
                     guard SDPRid.isValidIdentifier(rid) else { throw line.malformed("bad rid in simulcast list") }
                     alternatives.append(Alternative(rid: String(rid), paused: paused))
                 }

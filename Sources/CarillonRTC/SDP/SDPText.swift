@@ -1,23 +1,50 @@
 /// Small lexical pieces shared by the SDP parsers: SDP separates fields with spaces (we also accept tabs).
+///
+/// SDP is a byte-oriented grammar, so these work on Unicode scalars, never on `Character`s: a grapheme cluster can
+/// swallow a separator (a `:`, `;` or space followed by a combining mark), and a value whose first scalar is a
+/// combining mark would then cluster with whatever separator the serializer writes before it, so a second parse would
+/// cut the text differently from the first.
 enum SDPText {
-    static func isSpace(_ character: Character) -> Bool { character == " " || character == "\t" }
+    static func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar == "\t" }
 
     /// Whitespace-separated fields.
-    static func fields(_ text: Substring) -> [Substring] { text.split(whereSeparator: isSpace) }
+    static func fields(_ text: Substring) -> [Substring] {
+        text.unicodeScalars.split(whereSeparator: isSpace).map(Substring.init)
+    }
+
+    /// The pieces between occurrences of `separator`.
+    static func split(_ text: Substring, at separator: Unicode.Scalar, omittingEmpty: Bool) -> [Substring] {
+        text.unicodeScalars.split(separator: separator, omittingEmptySubsequences: omittingEmpty).map(Substring.init)
+    }
+
+    /// The text before and after the first `separator`, nil when there is none.
+    static func cut(_ text: Substring, at separator: Unicode.Scalar) -> (before: Substring, after: Substring)? {
+        let scalars = text.unicodeScalars
+        guard let index = scalars.firstIndex(of: separator) else { return nil }
+        return (Substring(scalars[..<index]), Substring(scalars[scalars.index(after: index)...]))
+    }
+
+    /// The text after `prefix` when it starts with it (compared scalar by scalar), else nil.
+    static func removingPrefix(_ prefix: String, from text: Substring) -> Substring? {
+        guard text.unicodeScalars.starts(with: prefix.unicodeScalars) else { return nil }
+        return Substring(text.unicodeScalars.dropFirst(prefix.unicodeScalars.count))
+    }
 
     /// The text without leading and trailing spaces and tabs.
     static func trimmed(_ text: Substring) -> Substring {
-        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) }) else {
             return text[text.endIndex...]
         }
-        return text[first...last]
+        return Substring(scalars[first...last])
     }
 
     /// The first field and everything after the whitespace that follows it (trimmed).
     static func firstField(_ text: Substring) -> (head: Substring, rest: Substring) {
         let text = trimmed(text)
-        guard let gap = text.firstIndex(where: isSpace) else { return (text, text[text.endIndex...]) }
-        return (text[..<gap], trimmed(text[gap...]))
+        let scalars = text.unicodeScalars
+        guard let gap = scalars.firstIndex(where: isSpace) else { return (text, text[text.endIndex...]) }
+        return (Substring(scalars[..<gap]), trimmed(Substring(scalars[gap...])))
     }
 
     /// Whether the text is one or more ASCII digits.

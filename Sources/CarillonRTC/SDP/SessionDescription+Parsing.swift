@@ -93,8 +93,8 @@ extension SessionDescription {
 
     /// Splits an attribute at its first colon.
     static func splitAttribute(_ text: Substring) -> (name: Substring, value: Substring?) {
-        guard let colon = text.firstIndex(of: ":") else { return (text, nil) }
-        return (text[..<colon], text[text.index(after: colon)...])
+        guard let (name, value) = SDPText.cut(text, at: ":") else { return (text, nil) }
+        return (name, value)
     }
 
     static func stableSorted<T>(_ items: [T], by rank: (T) -> Int) -> [T] {
@@ -154,12 +154,12 @@ private struct MediaDraft {
         guard fields.count >= 4 else { throw line.malformed("m= needs media, port, proto and at least one format") }
         var portText = fields[1]
         var numberOfPorts: UInt16?
-        if let slash = portText.firstIndex(of: "/") {
-            guard let count = SDPText.decimal(portText[portText.index(after: slash)...], as: UInt16.self) else {
+        if let (before, after) = SDPText.cut(portText, at: "/") {
+            guard let count = SDPText.decimal(after, as: UInt16.self) else {
                 throw line.malformed("m= number of ports is not 0-65535")
             }
             numberOfPorts = count
-            portText = portText[..<slash]
+            portText = before
         }
         guard let port = SDPText.decimal(portText, as: UInt16.self) else { throw line.malformed("m= port is not 0-65535") }
         let proto = fields[2]
@@ -240,7 +240,7 @@ private struct MediaDraft {
             case ("rtpmap", let value?) where isRTP:
                 let (typeText, encoding) = SDPText.firstField(value)
                 let payloadType = try line.payloadType(typeText)
-                let parts = encoding.split(separator: "/", omittingEmptySubsequences: false)
+                let parts = SDPText.split(encoding, at: "/", omittingEmpty: false)
                 guard parts.count == 2 || parts.count == 3, !parts[0].isEmpty else {
                     throw line.malformed("rtpmap needs <name>/<clock rate>[/<channels>]")
                 }

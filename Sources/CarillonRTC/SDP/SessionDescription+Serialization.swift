@@ -19,11 +19,20 @@ extension SessionDescription {
         if !iceOptions.isEmpty { out.attribute("ice-options:\(iceOptions.joined(separator: " "))") }
         if let fingerprint { out.attribute("fingerprint:\(fingerprint.sdpValue)") }
         if let setup { out.attribute("setup:\(setup.rawValue)") }
-        for attribute in sessionAttributes where attribute.name != "msid-semantic" { out.attribute(attribute.sdpValue) }
-        // Last, as both Chromium (after extmap-allow-mixed) and Firefox write it; repeated msid-semantic lines kept
-        // as text follow the modelled one, so the first one stays first when parsed again.
-        if let msidSemantic { out.attribute(msidSemantic.isEmpty ? "msid-semantic:" : "msid-semantic: \(msidSemantic)") }
-        for attribute in sessionAttributes where attribute.name == "msid-semantic" { out.attribute(attribute.sdpValue) }
+        // msid-semantic goes last, as both Chromium (after extmap-allow-mixed) and Firefox write it, unless repeated
+        // msid-semantic lines are kept as text: then it goes just before the first of them, so that it stays the
+        // modelled one when parsed again and the other attributes keep their order around the repeats.
+        var semanticWritten = msidSemantic == nil
+        func writeSemantic() {
+            guard !semanticWritten, let msidSemantic else { return }
+            out.attribute(msidSemantic.isEmpty ? "msid-semantic:" : "msid-semantic: \(msidSemantic)")
+            semanticWritten = true
+        }
+        for attribute in sessionAttributes {
+            if attribute.name == "msid-semantic" { writeSemantic() }
+            out.attribute(attribute.sdpValue)
+        }
+        writeSemantic()
         for section in media { section.write(to: &out) }
         return out.text
     }
