@@ -1,9 +1,11 @@
 import CCarillonOpenSSL
 
 /// Reads OpenSSL's per-thread error queue into text for diagnostics.
-enum OpenSSLError {
+///
+/// Threading: the queue is per thread, so call it on the thread whose OpenSSL call failed.
+public enum OpenSSLError {
     /// Empties the calling thread's OpenSSL error queue and returns its entries joined by "; ".
-    static func drain() -> String {
+    public static func drain() -> String {
         var messages: [String] = []
         while true {
             let code = ERR_get_error()

@@ -1,3 +1,4 @@
+import CarillonProtocol
 import CCarillonOpenSSL
 
 /// Why a DTLS certificate could not be made or a DTLS association failed.
@@ -35,15 +36,5 @@ public enum DTLSError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Empties the calling thread's OpenSSL error queue and returns its entries joined by "; ".
-    static func drainOpenSSLErrors() -> String {
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return messages.isEmpty ? "no OpenSSL error recorded" : messages.joined(separator: "; ")
-    }
+    static func drainOpenSSLErrors() -> String { OpenSSLError.drain() }
 }

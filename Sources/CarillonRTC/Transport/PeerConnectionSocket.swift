@@ -50,9 +50,14 @@ public final class PeerConnectionSocket: @unchecked Sendable {
         }
     }
 
-    /// Sends an RTP packet over the attached connection (dropped when it is not connected).
+    /// Sends an RTP packet over the attached connection (dropped when it is not connected). On the socket's own loop
+    /// (the SDK's session loop) it sends at once; from elsewhere it hops there.
     public func sendRTP(_ packet: [UInt8]) {
-        eventLoop.execute { [handler] in handler.driver?.sendRTP(packet) }
+        if eventLoop.inEventLoop {
+            handler.driver?.sendRTP(packet)
+        } else {
+            eventLoop.execute { [handler] in handler.driver?.sendRTP(packet) }
+        }
     }
 
     /// Sends an RTCP compound packet over the attached connection.
