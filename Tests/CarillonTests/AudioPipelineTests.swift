@@ -17,11 +17,13 @@ import Testing
 
     /// Plays `frames` 20 ms ticks of a tone through send and receive pipelines with nothing between them but the
     /// wire format, dropping the packets `drop` picks.
-    static func roundTrip(mode: AudioMode, frequency: Double, frames: Int, drop: (Int) -> Bool = { _ in false }) throws -> Run {
+    static func roundTrip(mode: AudioMode, frequency: Double, frames: Int, decodes: Bool = true,
+                          drop: (Int) -> Bool = { _ in false }) throws -> Run {
         var source = ToneAudioSource(frequency: frequency, amplitude: 0.5, format: mode.format)
         let sender = try AudioSendPipeline(audioMode: mode, ssrc: 0x1234_5678, payloadType: 111, audioLevelExtensionID: 1,
                                            sequenceNumber: 65_500, timestamp: 4_294_960_000)
         var run = Run(receiver: try AudioReceivePipeline(audioMode: mode, payloadType: 111))
+        run.receiver.decodes = decodes
         for tick in 0..<frames {
             let now = start + .milliseconds(Int64(20 * tick))
             let packet = try #require(sender.process(source.read(frameMilliseconds: 20)))
@@ -154,6 +156,15 @@ import Testing
         #expect(interval == PacketLossInterval(expected: 4, received: 3))
         #expect(interval.lost == 1 && abs(interval.lossPercent - 25) < 1e-9)
         #expect(receiver.ssrc == 2)
+    }
+
+    @Test func withoutDecodingFramesAreSilentButPacketsAreCounted() throws {
+        let run = try Self.roundTrip(mode: .mono48K, frequency: 550, frames: 100, decodes: false, drop: { $0 % 10 == 5 })
+        #expect(run.played.allSatisfy { $0.isSilent })
+        #expect(run.receiver.statistics.framesDecoded == 0 && run.receiver.statistics.framesConcealed == 0)
+        #expect(run.receiver.takeLossInterval() == PacketLossInterval(expected: 100, received: 90))
+        // The jitter buffer is still drained: nothing piles up in it.
+        #expect(run.receiver.jitterBufferStatistics.packetsLost == 10)
     }
 
     @Test func silenceBeforeAnyPacketAndAfterTheStreamStops() throws {

@@ -38,6 +38,10 @@ final class AudioReceivePipeline {
     let outputFormat: AudioFormat
     /// The negotiated Opus payload type; packets of other types are ignored. Nil accepts any.
     var payloadType: UInt8?
+    /// Whether audio is decoded. A session without an output device (``AudioDeviceCapabilities/none``) turns it
+    /// off: packets still pass through the jitter buffer and the statistics, but every frame is silence, so a
+    /// listening bot costs no decoding.
+    var decodes = true
     /// Counters since creation.
     private(set) var statistics = Statistics()
     /// The jitter buffer's counters (late, duplicate and lost packets, delay adaptations, jitter).
@@ -115,7 +119,12 @@ final class AudioReceivePipeline {
 
     private func playout(now: NIODeadline) -> AudioFrame {
         let milliseconds = frameMillisecondsOfStream
-        switch jitterBuffer.nextFrame(now: now) {
+        let instruction = jitterBuffer.nextFrame(now: now)
+        guard decodes else {
+            statistics.framesSilent += 1
+            return .silence(format: outputFormat, milliseconds: milliseconds)
+        }
+        switch instruction {
         case .packet(let payload, _):
             do {
                 let frame = try decoder.decode(payload)

@@ -267,6 +267,7 @@ final class SessionEngine: @unchecked Sendable {
                                              audioLevelExtensionID: media.audioLevelExtensionId)
             send.setMuted(core.isMuted)
             let receive = try AudioReceivePipeline(audioMode: mode, payloadType: media.opusPayloadType)
+            receive.decodes = audioConfiguration.audioDeviceCapabilities != .none
             // Without input capability the session sends silence (DTX keeps it to a few bytes), as Chime sends
             // "muted" packets; without output capability nothing is played.
             let capabilities = audioConfiguration.audioDeviceCapabilities
