@@ -45,4 +45,41 @@ import Testing
         #expect(bumpy.jitter == 30)
         #expect(abs(bumpy.jitterSeconds - 30.0 / 48_000) < 1e-12)
     }
+
+    @Test func reportBlockEchoesTheSenderReportAndGivesTheSenderItsRoundTrip() throws {
+        var stats = RTPReceiveStatistics(clockRate: 48_000)
+        for sequence: UInt16 in [1, 2, 4, 5] {
+            stats.record(sequenceNumber: sequence, rtpTimestamp: UInt32(sequence) * 960, arrival: start)
+        }
+        // No sender report yet: LSR and DLSR are zero and no round trip can be measured from the block.
+        let early = stats.reportBlock(ssrc: 7, now: start)
+        #expect(early.ssrc == 7 && early.fractionLost == 51 && early.cumulativeLost == 1)
+        #expect(early.extendedHighestSequence == 5 && early.lastSenderReport == 0)
+        #expect(early.roundTripTime(arrival: NTPTimestamp.now()) == nil)
+
+        // The sender sent its report at wall time T (seen 15 ms later), the receiver holds it 250 ms, and the block
+        // reaches the sender 15 ms after that: 30 ms of round trip.
+        let sent = NTPTimestamp(unixNanoseconds: 1_790_000_000_123_000_000)
+        stats.senderReportReceived(ntpTimestamp: sent, arrival: start + .milliseconds(15))
+        let block = stats.reportBlock(ssrc: 7, now: start + .milliseconds(265))
+        #expect(block.lastSenderReport == sent.compact)
+        #expect(block.delaySinceLastSenderReport == 250 * 65_536 / 1000)
+        #expect(block.fractionLost == 0)
+        let arrival = NTPTimestamp(unixNanoseconds: 1_790_000_000_123_000_000 + 280_000_000)
+        let rtt = try #require(block.roundTripTime(arrival: arrival))
+        #expect(abs(rtt.nanoseconds - 30_000_000) < 100_000)
+        // An arrival before the echoed report is not a round trip.
+        #expect(block.roundTripTime(arrival: sent) == nil)
+    }
+
+    @Test func ntpTimestampsCountFrom1900() {
+        let epoch = NTPTimestamp(unixNanoseconds: 0)
+        #expect(epoch.value == 2_208_988_800 << 32)
+        let half = NTPTimestamp(unixNanoseconds: 500_000_000)
+        #expect(half.value & 0xFFFF_FFFF == 0x8000_0000)
+        #expect(half.compact == UInt32(truncatingIfNeeded: (2_208_988_800 << 16) | 0x8000))
+        let now = NTPTimestamp.now().value >> 32
+        // Some time after 2020 (3786825600 s from 1900).
+        #expect(now > 3_786_825_600)
+    }
 }

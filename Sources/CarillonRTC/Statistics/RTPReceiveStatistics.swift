@@ -16,6 +16,7 @@ public struct RTPReceiveStatistics: Sendable {
     private var receivedAtLastReport: UInt64 = 0
     private var lastTransit: Double?
     private var jitterUnits: Double = 0
+    private var lastSenderReport: (compact: UInt32, arrival: NIODeadline)?
 
     /// Creates empty statistics for a stream with `clockRate`.
     public init(clockRate: Int) {
@@ -69,6 +70,26 @@ public struct RTPReceiveStatistics: Sendable {
             jitterUnits += (abs(difference) - jitterUnits) / 16
         }
         lastTransit = transit
+    }
+
+    /// Records a sender report of the stream, so the next report block echoes it (`LSR`, `DLSR`) for the sender's
+    /// round-trip measurement.
+    public mutating func senderReportReceived(ntpTimestamp: NTPTimestamp, arrival: NIODeadline) {
+        lastSenderReport = (ntpTimestamp.compact, arrival)
+    }
+
+    /// A report block about the stream `ssrc` as of `now`; starts a new loss interval (``takeFractionLost()``).
+    public mutating func reportBlock(ssrc: UInt32, now: NIODeadline) -> RTCPPacket.ReportBlock {
+        var delay: UInt32 = 0
+        if let lastSenderReport {
+            let held = max(0, (now - lastSenderReport.arrival).nanoseconds)
+            delay = UInt32(clamping: held * 65_536 / 1_000_000_000)
+        }
+        // Cumulative loss is a 24-bit signed field.
+        let lost = Int32(clamping: min(max(cumulativeLost, -0x80_0000), 0x7F_FFFF))
+        return RTCPPacket.ReportBlock(ssrc: ssrc, fractionLost: takeFractionLost(), cumulativeLost: lost,
+                                      extendedHighestSequence: extendedHighestSequence, jitter: jitter,
+                                      lastSenderReport: lastSenderReport?.compact ?? 0, delaySinceLastSenderReport: delay)
     }
 
     /// The fraction lost since the previous call, as the 8-bit fixed-point value of a report block (A.3), and the
