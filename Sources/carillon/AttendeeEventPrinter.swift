@@ -1,16 +1,20 @@
 import Carillon
 import Foundation
 
-/// Prints one headless attendee's session events, roster changes and data messages as readable lines.
+/// Prints one headless attendee's session events, roster changes, active speakers and data messages as readable
+/// lines, and hands volumes to whoever tracks them (printing every volume change would flood the output).
 ///
 /// Threading: called on the session's serial callback queue; `output` must be safe to call from it.
-final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMessageObserver, @unchecked Sendable {
+final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMessageObserver, ActiveSpeakerObserver,
+    @unchecked Sendable {
     private let prefix: String
     private let output: @Sendable (String) -> Void
     private let onStop: @Sendable (MeetingSessionStatus) -> Void
     private let onStart: @Sendable (Bool) -> Void
     private let onMessage: @Sendable (DataMessage) -> Void
     private let onRoster: @Sendable (RosterChange) -> Void
+    private let onVolumes: @Sendable ([VolumeUpdate]) -> Void
+    private let onActiveSpeakers: @Sendable ([String]) -> Void
 
     /// What changed in the roster, for callers that track it (the demo waits on these).
     enum RosterChange {
@@ -24,7 +28,9 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
         onStart: @escaping @Sendable (Bool) -> Void = { _ in },
         onStop: @escaping @Sendable (MeetingSessionStatus) -> Void = { _ in },
         onMessage: @escaping @Sendable (DataMessage) -> Void = { _ in },
-        onRoster: @escaping @Sendable (RosterChange) -> Void = { _ in }
+        onRoster: @escaping @Sendable (RosterChange) -> Void = { _ in },
+        onVolumes: @escaping @Sendable ([VolumeUpdate]) -> Void = { _ in },
+        onActiveSpeakers: @escaping @Sendable ([String]) -> Void = { _ in }
     ) {
         self.prefix = prefix
         self.output = output
@@ -32,6 +38,8 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
         self.onStop = onStop
         self.onMessage = onMessage
         self.onRoster = onRoster
+        self.onVolumes = onVolumes
+        self.onActiveSpeakers = onActiveSpeakers
     }
 
     private func say(_ text: String) { output("\(prefix)\(text)") }
@@ -70,7 +78,7 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
 
     // MARK: RealtimeObserver
 
-    func volumeDidChange(volumeUpdates: [VolumeUpdate]) {}
+    func volumeDidChange(volumeUpdates: [VolumeUpdate]) { onVolumes(volumeUpdates) }
     func signalStrengthDidChange(signalUpdates: [SignalUpdate]) {}
 
     func attendeesDidJoin(attendeeInfo: [AttendeeInfo]) {
@@ -96,6 +104,16 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
     func attendeesDidUnmute(attendeeInfo: [AttendeeInfo]) {
         say("unmuted: \(names(attendeeInfo))")
         onRoster(.unmuted(attendeeInfo))
+    }
+
+    // MARK: ActiveSpeakerObserver
+
+    var observerId: String { "carillon-cli-printer" }
+
+    func activeSpeakerDidDetect(attendeeInfo: [AttendeeInfo]) {
+        let names = attendeeInfo.map(\.externalUserId)
+        say(names.isEmpty ? "active speakers: none" : "active speakers: \(names.joined(separator: ", "))")
+        onActiveSpeakers(names)
     }
 
     // MARK: DataMessageObserver

@@ -14,16 +14,24 @@ final class DemoBot: Sendable {
         var messages: [DataMessage] = []
         var stopStatus: MeetingSessionStatus?
         var joinLatency: Duration?
+        var volumes: [String: VolumeLevel] = [:]
+        var activeSpeakers: [String] = []
     }
 
     let name: String
     let session: DefaultMeetingSession
+    /// The tone this attendee's virtual microphone plays, in Hz.
+    let tone: Double
+    /// Where the attendee records what it hears.
+    let recording: URL
     private let seen = Mutex(Seen())
     private let printer: Mutex<AttendeeEventPrinter?> = Mutex(nil)
 
-    private init(name: String, session: DefaultMeetingSession) {
+    private init(name: String, session: DefaultMeetingSession, tone: Double, recording: URL) {
         self.name = name
         self.session = session
+        self.tone = tone
+        self.recording = recording
     }
 
     var roster: Set<String> { seen.withLock { $0.roster } }
@@ -31,13 +39,26 @@ final class DemoBot: Sendable {
     var messages: [DataMessage] { seen.withLock { $0.messages } }
     var stopStatus: MeetingSessionStatus? { seen.withLock { $0.stopStatus } }
     var joinLatency: Duration? { seen.withLock { $0.joinLatency } }
+    /// The latest volume of each attendee (by external user id) as this attendee's session reports it.
+    var volumes: [String: VolumeLevel] { seen.withLock { $0.volumes } }
+    /// The active speakers as this attendee's detector ranks them.
+    var activeSpeakers: [String] { seen.withLock { $0.activeSpeakers } }
 
-    /// Creates the attendee through the REST API and starts its session.
+    /// Whether this attendee hears `others` speaking (a volume above "not speaking").
+    func hearsSpeaking(_ others: [String]) -> Bool {
+        let volumes = self.volumes
+        return others.allSatisfy { [.low, .medium, .high].contains(volumes[$0] ?? .notSpeaking) }
+    }
+
+    /// Creates the attendee through the REST API and starts its session: its microphone plays `tone`, and what it
+    /// hears is recorded to `recording`.
     static func join(
         name: String,
         meeting: CreateMeetingResponse,
         meetingId: String,
         client: ControlAPIClient,
+        tone: Double,
+        recording: URL,
         log: DemoLog
     ) async throws -> DemoBot {
         let attendeeJSON = try await client.send(
@@ -48,7 +69,11 @@ final class DemoBot: Sendable {
         log.say("api", "CreateAttendee \(name)")
         let configuration = MeetingSessionConfiguration(createMeetingResponse: meeting, createAttendeeResponse: attendee)
         let session = DefaultMeetingSession(configuration: configuration, logger: ConsoleLogger(name: name, level: .ERROR))
-        let bot = DemoBot(name: name, session: session)
+        let bot = DemoBot(name: name, session: session, tone: tone, recording: recording)
+        if let devices = (session.audioVideo as? DefaultAudioVideoFacade)?.deviceController.virtualDevices {
+            session.audioVideo.chooseAudioDevice(mediaDevice: try devices.addTone(frequency: tone))
+            session.audioVideo.chooseAudioDevice(mediaDevice: devices.addRecorder(path: recording.path))
+        }
         let startedAt = ContinuousClock.now
         let printer = AttendeeEventPrinter(
             prefix: "",
@@ -63,11 +88,16 @@ final class DemoBot: Sendable {
                 case .muted(let who): seen.muted.formUnion(who.map(\.externalUserId))
                 case .unmuted(let who): seen.muted.subtract(who.map(\.externalUserId))
                 }
-            } }
+            } },
+            onVolumes: { [weak bot] updates in bot?.seen.withLock { seen in
+                for update in updates { seen.volumes[update.attendeeInfo.externalUserId] = update.volumeLevel }
+            } },
+            onActiveSpeakers: { [weak bot] names in bot?.seen.withLock { $0.activeSpeakers = names } }
         )
         bot.printer.withLock { $0 = printer }
         session.audioVideo.addAudioVideoObserver(observer: printer)
         session.audioVideo.addRealtimeObserver(observer: printer)
+        session.audioVideo.addActiveSpeakerObserver(policy: DefaultActiveSpeakerPolicy(), observer: printer)
         session.audioVideo.addRealtimeDataMessageObserver(topic: "chat", observer: printer)
         try session.audioVideo.start()
         return bot

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Carillon
+import CarillonCodecs
 import CarillonProtocol
 import Foundation
 
@@ -7,14 +8,21 @@ import Foundation
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Run a meeting end to end on this machine: server, REST API, three attendees and a late joiner."
+        abstract: "Run a meeting end to end on this machine: server, REST API, three attendees and a late joiner, each "
+            + "speaking a tone and recording what it hears."
     )
+
+    /// The tone each attendee's virtual microphone plays.
+    static let tones: [(name: String, hertz: Double)] = [("alice", 440), ("bob", 660), ("carol", 880), ("dave", 550)]
 
     @Option(help: "Seconds to wait for each step before giving up.")
     var stepTimeout: Double = 10
 
     @Option(help: "Pause in seconds after each step, so a person can follow.")
     var pace: Double = 0.4
+
+    @Option(help: "Directory for each attendee's recording of what it heard (default: a new temporary directory).")
+    var recordings: String?
 
     func validate() throws {
         guard stepTimeout > 0, pace >= 0 else { throw ValidationError("--step-timeout must be positive and --pace not negative") }
@@ -33,23 +41,40 @@ struct DemoCommand: AsyncParsableCommand {
         log.say("api", "CreateMeeting -> \(meetingId)")
 
         let timeout = Duration.milliseconds(Int(stepTimeout * 1000))
-        var first: [DemoBot] = []
-        for name in ["alice", "bob", "carol"] {
-            first.append(try await DemoBot.join(name: name, meeting: meeting, meetingId: meetingId, client: client, log: log))
+        let directory = recordings.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("carillon-demo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        func join(_ index: Int) async throws -> DemoBot {
+            let (name, tone) = Self.tones[index]
+            log.say("demo", "\(name) speaks a \(Int(tone)) Hz tone")
+            return try await DemoBot.join(name: name, meeting: meeting, meetingId: meetingId, client: client, tone: tone,
+                                          recording: directory.appendingPathComponent("\(name).wav"), log: log)
         }
+        var first: [DemoBot] = []
+        for index in 0..<3 { first.append(try await join(index)) }
         let trio = first
         let (alice, bob, carol) = (trio[0], trio[1], trio[2])
         try await log.step("everyone sees everyone", timeout: timeout) {
             trio.allSatisfy { $0.roster.count == 3 }
         }
+        try await log.step("everyone hears the other two speaking (volumes from the server's AUDIO_METADATA)", timeout: timeout) {
+            trio.allSatisfy { bot in bot.hearsSpeaking(trio.map(\.name).filter { $0 != bot.name }) }
+        }
+        for bot in trio {
+            let volumes = bot.volumes.filter { $0.key != bot.name }.sorted { $0.key < $1.key }
+            log.say(bot.name, "volumes: " + volumes.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        try await log.step("everyone ranks alice, bob and carol as active speakers", timeout: timeout) {
+            trio.allSatisfy { Set($0.activeSpeakers) == ["alice", "bob", "carol"] }
+        }
 
         _ = bob.session.audioVideo.realtimeLocalMute()
-        try await log.step("alice and carol see bob muted", timeout: timeout) {
-            alice.muted.contains("bob") && carol.muted.contains("bob")
+        try await log.step("alice and carol see bob muted, and his volume as muted", timeout: timeout) {
+            [alice, carol].allSatisfy { $0.muted.contains("bob") && $0.volumes["bob"] == .muted }
         }
         _ = bob.session.audioVideo.realtimeLocalUnmute()
-        try await log.step("bob unmuted again", timeout: timeout) {
-            !alice.muted.contains("bob") && !carol.muted.contains("bob")
+        try await log.step("bob unmuted again and heard again", timeout: timeout) {
+            [alice, carol].allSatisfy { !$0.muted.contains("bob") && $0.hearsSpeaking(["bob"]) }
         }
 
         let greeting = "hello from alice, kept for five minutes"
@@ -57,12 +82,15 @@ struct DemoCommand: AsyncParsableCommand {
         try carol.session.audioVideo.realtimeSendDataMessage(topic: "chat", data: ["mood": "cheerful"], lifetimeMs: 0)
         try await log.step("bob received both messages", timeout: timeout) { bob.messages.count == 2 }
 
-        let dave = try await DemoBot.join(name: "dave", meeting: meeting, meetingId: meetingId, client: client, log: log)
+        let dave = try await join(3)
         let bots = trio + [dave]
         try await log.step("late joiner dave got the buffered message", timeout: timeout) {
             dave.messages.contains { $0.text() == greeting }
         }
         try await log.step("everyone sees dave", timeout: timeout) { bots.allSatisfy { $0.roster.count == 4 } }
+        try await log.step("dave hears alice, bob and carol", timeout: timeout) { dave.hearsSpeaking(["alice", "bob", "carol"]) }
+        // Two more seconds of the four talking, for the recordings.
+        try await Task.sleep(for: .seconds(2))
 
         for bot in bots { bot.session.audioVideo.stop() }
         try await log.step("everyone left cleanly", timeout: timeout) {
@@ -77,7 +105,26 @@ struct DemoCommand: AsyncParsableCommand {
             let joinMs = bot.joinLatency.map { String(format: "%.1f ms", Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000) } ?? "-"
             StandardOutput.line("  \(bot.name.padding(toLength: 6, withPad: " ", startingAt: 0))        join \(joinMs), \(bot.messages.count) message(s) received, stopped with \(bot.stopStatus.map { "\($0.statusCode)" } ?? "-")")
         }
+        StandardOutput.line("  recordings    \(directory.path)")
+        for bot in bots {
+            StandardOutput.line("    \(bot.recording.lastPathComponent.padding(toLength: 10, withPad: " ", startingAt: 0))\(Self.describe(bot))")
+        }
         StandardOutput.line(String(format: "  elapsed       %.2f s", started.duration(to: .now).seconds))
+    }
+
+    /// Which of the demo's tones a bot's recording holds (within 20 dB of the loudest), and how far below the
+    /// loudest its own tone is (the mixer leaves each attendee's own voice out).
+    static func describe(_ bot: DemoBot) -> String {
+        guard let (format, interleaved) = try? WAVFile.read(contentsOf: bot.recording.path) else { return "unreadable" }
+        let samples = AudioFrame(format: format, samples: interleaved).monoDownmix().samples
+        let powers = tones.map { ($0.name, $0.hertz, FrequencyAnalysis.goertzelPower(samples: samples, sampleRate: format.sampleRate,
+                                                                                    frequency: $0.hertz)) }
+        guard let loudest = powers.map(\.2).max(), loudest > 0 else { return "silent" }
+        let heard = powers.filter { $0.0 != bot.name && $0.2 >= loudest / 100 }.map { "\($0.0) (\(Int($0.1)) Hz)" }
+        let own = FrequencyAnalysis.decibels(max(powers.first { $0.0 == bot.name }?.2 ?? 0, 1e-20) / loudest)
+        let seconds = Double(samples.count) / Double(format.sampleRate)
+        return String(format: "%.1f s; hears %@; own tone %.0f dB below the loudest", seconds,
+                      heard.joined(separator: ", "), -own)
     }
 }
 

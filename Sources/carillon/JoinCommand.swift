@@ -86,6 +86,7 @@ struct JoinCommand: AsyncParsableCommand {
         )
         session.audioVideo.addAudioVideoObserver(observer: printer)
         session.audioVideo.addRealtimeObserver(observer: printer)
+        session.audioVideo.addActiveSpeakerObserver(policy: DefaultActiveSpeakerPolicy(), observer: printer)
         session.audioVideo.addRealtimeDataMessageObserver(topic: topic, observer: printer)
         StandardOutput.line("joining meeting \(configuration.meetingId) as \(name) (attendee \(configuration.credentials.attendeeId))")
         try session.audioVideo.start()
@@ -132,6 +133,7 @@ struct JoinCommand: AsyncParsableCommand {
         }
         session.audioVideo.removeAudioVideoObserver(observer: printer)
         session.audioVideo.removeRealtimeObserver(observer: printer)
+        session.audioVideo.removeActiveSpeakerObserver(observer: printer)
         session.audioVideo.removeRealtimeDataMessageObserverFromTopic(topic: topic)
         if let status, status.statusCode != .ok, !leaving {
             throw ExitCode(1)

@@ -26,12 +26,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Host name clients use to reach this server (default: --host, or 127.0.0.1 for a wildcard host).")
     var publicHost: String?
 
+    @Option(help: "UDP port clients send media to, when a port forward or NAT maps it to --media-port (default: the bound port).")
+    var publicMediaPort: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard (0...65535).contains(mediaPort) else { throw ValidationError("--media-port must be 0...65535 (0 picks a free port)") }
+        if let publicMediaPort, !(1...65535).contains(publicMediaPort) {
+            throw ValidationError("--public-media-port must be 1...65535")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
 
@@ -57,6 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
                 port: port,
                 mediaPort: mediaPort,
                 publicHost: publicHost,
+                publicMediaPort: publicMediaPort,
                 accessKeys: keys
             ),
             logger: logger

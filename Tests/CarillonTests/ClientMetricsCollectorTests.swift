@@ -1,3 +1,4 @@
+import CarillonRTC
 import NIOCore
 import Testing
 
@@ -7,10 +8,8 @@ import Testing
 @Suite struct ClientMetricsCollectorTests {
     func at(_ ms: Int64) -> NIODeadline { .uptimeNanoseconds(7_000_000_000) + .milliseconds(ms) }
 
-    func values(_ metrics: [AnyHashable: Any]?) -> [String: Double]? {
-        metrics.map { metrics in
-            Dictionary(uniqueKeysWithValues: metrics.map { (($0.key.base as! ObservableMetric).description, $0.value as! Double) })
-        }
+    func values(_ metrics: [ObservableMetric: Double]?) -> [String: Double]? {
+        metrics.map { metrics in Dictionary(uniqueKeysWithValues: metrics.map { ($0.key.description, $0.value) }) }
     }
 
     @Test func observableMetricRawValuesAndNames() {
@@ -75,5 +74,25 @@ import Testing
         #expect(values(collector.advance(to: at(3700))) == ["audioReceivePacketLossPercent": 7])
         #expect(collector.nextDeadline == at(4000))
         #expect(collector.advance(to: at(3999)) == nil)
+    }
+
+    @Test func sendLossFromReportBlocks() {
+        var collector = ClientMetricsCollector(start: at(0))
+        func block(ssrc: UInt32 = 9, fraction: UInt8, cumulative: Int32, highest: UInt32) -> RTCPPacket.ReportBlock {
+            RTCPPacket.ReportBlock(ssrc: ssrc, fractionLost: fraction, cumulativeLost: cumulative,
+                                   extendedHighestSequence: highest, jitter: 0)
+        }
+        // The first block counts by its fraction: 64/256 = 25 %.
+        collector.addAudioSendReport(block(fraction: 64, cumulative: 5, highest: 1000), at: at(500))
+        #expect(values(collector.advance(to: at(1000))) == ["audioSendPacketLossPercent": 25])
+        // Then by deltas: 50 more packets, 2 more lost = 4 % (the fraction field is not used).
+        collector.addAudioSendReport(block(fraction: 200, cumulative: 7, highest: 1050), at: at(1500))
+        #expect(values(collector.advance(to: at(2000))) == ["audioSendPacketLossPercent": 4])
+        // Across the sequence wrap of the extended counter.
+        collector.addAudioSendReport(block(fraction: 0, cumulative: 7, highest: 1050 &+ 100), at: at(2500))
+        #expect(values(collector.advance(to: at(3000))) == ["audioSendPacketLossPercent": 0])
+        // A new stream starts over from its own fraction.
+        collector.addAudioSendReport(block(ssrc: 10, fraction: 128, cumulative: 0, highest: 7), at: at(3500))
+        #expect(values(collector.advance(to: at(4000))) == ["audioSendPacketLossPercent": 50])
     }
 }

@@ -35,6 +35,7 @@ final class ServerHarness: Sendable {
     static func start(
         dataDirectory: URL? = nil,
         port: Int = 0,
+        publicMediaPort: Int? = nil,
         signaling: MeetingSignalingCore.Configuration = .init()
     ) async throws -> ServerHarness {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
@@ -46,6 +47,7 @@ final class ServerHarness: Sendable {
                 dataDirectory: directory,
                 port: port,
                 mediaPort: 0,
+                publicMediaPort: publicMediaPort,
                 accessKeys: [key],
                 signaling: signaling
             ),

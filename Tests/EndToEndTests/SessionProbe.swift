@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 
 /// Records everything one SDK session reports, and lets a test wait for a condition on it.
-final class SessionProbe: AudioVideoObserver, RealtimeObserver, DataMessageObserver, Sendable {
+final class SessionProbe: AudioVideoObserver, RealtimeObserver, DataMessageObserver, MetricsObserver, ActiveSpeakerObserver,
+    Sendable {
     struct Record: Sendable {
         var events: [String] = []
         var roster: Set<String> = []
@@ -17,6 +18,10 @@ final class SessionProbe: AudioVideoObserver, RealtimeObserver, DataMessageObser
         var signals: [String: SignalStrength] = [:]
         /// The latest volume reported per attendee id.
         var volumes: [String: VolumeLevel] = [:]
+        /// Every metrics report, by metric name.
+        var metrics: [[String: Double]] = []
+        /// The latest active-speaker list, by external user id.
+        var activeSpeakers: [String] = []
     }
 
     let name: String
@@ -104,6 +109,21 @@ final class SessionProbe: AudioVideoObserver, RealtimeObserver, DataMessageObser
     func attendeesDidUnmute(attendeeInfo: [AttendeeInfo]) {
         let names = attendeeInfo.map(\.externalUserId)
         note("unmute(\(names.sorted()))") { $0.muted.subtract(names) }
+    }
+
+    func metricsDidReceive(metrics: [AnyHashable: Any]) {
+        var report: [String: Double] = [:]
+        for (key, value) in metrics {
+            if let metric = key.base as? ObservableMetric, let value = value as? Double { report[metric.description] = value }
+        }
+        record.withLock { $0.metrics.append(report) }
+    }
+
+    var observerId: String { "probe-\(name)" }
+
+    func activeSpeakerDidDetect(attendeeInfo: [AttendeeInfo]) {
+        let names = attendeeInfo.map(\.externalUserId)
+        record.withLock { $0.activeSpeakers = names }
     }
 
     func dataMessageDidReceived(dataMessage: DataMessage) {

@@ -117,6 +117,20 @@ final class AudioReceivePipeline {
         return interval
     }
 
+    /// A report block about the stream being received, for the sender report this session sends; nil before the
+    /// first packet.
+    func reportBlock(now: NIODeadline) -> RTCPPacket.ReportBlock? {
+        guard let ssrc, var statistics = receiveStatistics else { return nil }
+        defer { receiveStatistics = statistics }
+        return statistics.reportBlock(ssrc: ssrc, now: now)
+    }
+
+    /// Records the sender's report about the stream being received (echoed in the next ``reportBlock(now:)``).
+    func senderReportReceived(ssrc: UInt32, ntpTimestamp: NTPTimestamp, arrival: NIODeadline) {
+        guard ssrc == self.ssrc else { return }
+        receiveStatistics?.senderReportReceived(ntpTimestamp: ntpTimestamp, arrival: arrival)
+    }
+
     private func playout(now: NIODeadline) -> AudioFrame {
         let milliseconds = frameMillisecondsOfStream
         let instruction = jitterBuffer.nextFrame(now: now)

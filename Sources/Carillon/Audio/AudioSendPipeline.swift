@@ -51,6 +51,9 @@ final class AudioSendPipeline {
     /// Counters since creation.
     private(set) var statistics = Statistics()
 
+    /// The RTP timestamp of the next frame: what a sender report pairs with the wall clock now.
+    var nextTimestamp: UInt32 { timestamp }
+
     private let encoder: OpusEncoder
     private var converter: AudioResampler?
     private var sequenceNumber: UInt16

@@ -19,4 +19,8 @@ public protocol AudioVideoControllerFacade: AnyObject {
     func addAudioVideoObserver(observer: any AudioVideoObserver)
     /// Removes a lifecycle observer.
     func removeAudioVideoObserver(observer: any AudioVideoObserver)
+    /// Adds a metrics observer (kept strongly until removed): about once a second while media is connected.
+    func addMetricsObserver(observer: any MetricsObserver)
+    /// Removes a metrics observer.
+    func removeMetricsObserver(observer: any MetricsObserver)
 }

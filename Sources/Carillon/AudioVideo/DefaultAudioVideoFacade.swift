@@ -122,6 +122,12 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
     /// See ``AudioVideoControllerFacade``.
     public func removeAudioVideoObserver(observer: any AudioVideoObserver) { observers.remove(observer) }
 
+    /// See ``AudioVideoControllerFacade``.
+    public func addMetricsObserver(observer: any MetricsObserver) { observers.add(observer) }
+
+    /// See ``AudioVideoControllerFacade``.
+    public func removeMetricsObserver(observer: any MetricsObserver) { observers.remove(observer) }
+
     // MARK: RealtimeControllerFacade
 
     /// See ``RealtimeControllerFacade``.

@@ -9,11 +9,15 @@ final class ObserverRegistry: @unchecked Sendable {
     private var audioVideo: [ObjectIdentifier: any AudioVideoObserver] = [:]
     private var realtime: [ObjectIdentifier: any RealtimeObserver] = [:]
     private var dataMessages: [String: [ObjectIdentifier: any DataMessageObserver]] = [:]
+    private var metrics: [ObjectIdentifier: any MetricsObserver] = [:]
 
     func add(_ observer: any AudioVideoObserver) { lock.withLock { audioVideo[ObjectIdentifier(observer)] = observer } }
     func remove(_ observer: any AudioVideoObserver) { _ = lock.withLock { audioVideo.removeValue(forKey: ObjectIdentifier(observer)) } }
     func add(_ observer: any RealtimeObserver) { lock.withLock { realtime[ObjectIdentifier(observer)] = observer } }
     func remove(_ observer: any RealtimeObserver) { _ = lock.withLock { realtime.removeValue(forKey: ObjectIdentifier(observer)) } }
+
+    func add(_ observer: any MetricsObserver) { lock.withLock { metrics[ObjectIdentifier(observer)] = observer } }
+    func remove(_ observer: any MetricsObserver) { _ = lock.withLock { metrics.removeValue(forKey: ObjectIdentifier(observer)) } }
 
     func add(_ observer: any DataMessageObserver, topic: String) {
         lock.withLock { dataMessages[topic, default: [:]][ObjectIdentifier(observer)] = observer }
@@ -23,6 +27,7 @@ final class ObserverRegistry: @unchecked Sendable {
 
     var audioVideoObservers: [any AudioVideoObserver] { lock.withLock { Array(audioVideo.values) } }
     var realtimeObservers: [any RealtimeObserver] { lock.withLock { Array(realtime.values) } }
+    var metricsObservers: [any MetricsObserver] { lock.withLock { Array(metrics.values) } }
     func dataMessageObservers(topic: String) -> [any DataMessageObserver] {
         lock.withLock { Array((dataMessages[topic] ?? [:]).values) }
     }

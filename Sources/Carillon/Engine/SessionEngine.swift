@@ -34,6 +34,8 @@ final class SessionEngine: @unchecked Sendable {
     let deviceController: DefaultDeviceController
     private var audio: SessionAudio?
     private var audioConfiguration = AudioVideoConfiguration()
+    /// Poor/recovered verdicts and the dead-path check, kept across media connections of the session.
+    private var health = AudioConnectionHealth(connectedAt: .now())
 
     /// The audio of the current media connection: devices, pipelines and the 20 ms clock.
     private struct SessionAudio {
@@ -44,6 +46,12 @@ final class SessionEngine: @unchecked Sendable {
         var deviceGeneration: UInt64
         var nextFrame: NIODeadline
         var timer: Scheduled<Void>?
+        /// The once-a-second metrics, on a grid from the start of audio.
+        var metrics: ClientMetricsCollector
+        /// The server's latest report block about the sent audio, and the round trip it measured.
+        var sendReport: RTCPPacket.ReportBlock?
+        var roundTrip: TimeAmount?
+        var packetsSentBefore = 0
     }
 
     /// The media connection of the current signaling connection.
@@ -244,6 +252,8 @@ final class SessionEngine: @unchecked Sendable {
             apply { $0.mediaConnected(now: $1) }
         case .rtp(let packet):
             audio?.receive.receive(packet, arrival: .now())
+        case .rtcp(let packets):
+            received(packets)
         case .failed(let failure):
             logger.error(msg: "media failed: \(failure)")
             apply { $0.mediaFailed(now: $1) }
@@ -251,9 +261,37 @@ final class SessionEngine: @unchecked Sendable {
             // The server closes media when it ends the session on purpose; signaling says why (and may arrive later
             // than this datagram), and ICE consent fails within 30 s if the server is gone for real.
             logger.info(msg: "the server closed the media connection")
-        case .iceConnected, .pathChanged, .rtcp:
+        case .iceConnected, .pathChanged:
             break
         }
+    }
+
+    /// Reports about the audio this session sends (send loss for the metrics and the encoder's FEC), and the server's
+    /// sender reports about what it receives (echoed in this session's reports).
+    private func received(_ packets: [RTCPPacket]) {
+        guard var audio, let media else { return }
+        let now = NIODeadline.now()
+        for packet in packets {
+            let blocks: [RTCPPacket.ReportBlock]
+            switch packet {
+            case .senderReport(let ssrc, let ntp, _, _, _, let reports):
+                audio.receive.senderReportReceived(ssrc: ssrc, ntpTimestamp: NTPTimestamp(ntp), arrival: now)
+                blocks = reports
+            case .receiverReport(_, let reports):
+                blocks = reports
+            default:
+                continue
+            }
+            for block in blocks where block.ssrc == media.ssrc {
+                audio.sendReport = block
+                audio.metrics.addAudioSendReport(block, at: now)
+                audio.send.setExpectedPacketLossPercent(Int(block.fractionLost) * 100 / 256)
+                if let roundTrip = block.roundTripTime(arrival: .now()) {
+                    audio.roundTrip = roundTrip
+                }
+            }
+        }
+        self.audio = audio
     }
 
     /// Opens the chosen devices and starts the 20 ms audio clock: capture, encode and send; play what arrives.
@@ -275,8 +313,11 @@ final class SessionEngine: @unchecked Sendable {
                 ? deviceController.openInput(format: format) : SilenceAudioSource(format: format)
             let output: any AudioOutputSink = capabilities == .none
                 ? NullAudioSink(format: format) : deviceController.openOutput(format: format)
+            let now = NIODeadline.now()
             audio = SessionAudio(input: input, output: output, send: send, receive: receive,
-                                 deviceGeneration: deviceController.selectionGeneration, nextFrame: .now())
+                                 deviceGeneration: deviceController.selectionGeneration, nextFrame: now,
+                                 metrics: ClientMetricsCollector(start: now))
+            health.connected(at: now)
             scheduleAudioFrame()
         } catch {
             logger.error(msg: "audio cannot start: \(error)")
@@ -309,11 +350,66 @@ final class SessionEngine: @unchecked Sendable {
             media?.socket.sendRTP(packet.serialized())
         }
         audio.output.write(audio.receive.nextFrame(now: now))
+        if now >= audio.metrics.nextDeadline {
+            secondElapsed(&audio, now: now)
+        }
         audio.nextFrame = audio.nextFrame + .milliseconds(20)
         // After a stall (a suspended process, say) restart the grid instead of catching up in a burst.
         if audio.nextFrame < now - .milliseconds(100) { audio.nextFrame = now + .milliseconds(20) }
         self.audio = audio
         scheduleAudioFrame()
+    }
+
+    /// Once a second: the sender report, the metrics to the observers, and the connection-health verdict.
+    private func secondElapsed(_ audio: inout SessionAudio, now: NIODeadline) {
+        let interval = audio.receive.takeLossInterval()
+        audio.metrics.addAudioReceiveCounts(expected: interval.expected, lost: interval.lost)
+        if let media {
+            let report = RTCPPacket.senderReport(
+                ssrc: media.ssrc, ntpTimestamp: NTPTimestamp.now().value, rtpTimestamp: audio.send.nextTimestamp,
+                packetCount: UInt32(truncatingIfNeeded: audio.send.statistics.packetsSent),
+                octetCount: UInt32(truncatingIfNeeded: audio.send.statistics.payloadBytesSent),
+                reports: audio.receive.reportBlock(now: now).map { [$0] } ?? [])
+            let names = RTCPPacket.sourceDescription(chunks: [.init(ssrc: media.ssrc, items: [.cname(core.credentials.attendeeId)])])
+            media.socket.sendRTCP(report.serialized() + names.serialized())
+        }
+        if let metrics = audio.metrics.advance(to: now) { deliver(metrics) }
+        let clockRate = Double(AudioSendPipeline.clockRate)
+        let measured = AudioClientMetrics(
+            micPacketsPerSecond: Double(audio.send.statistics.packetsSent - audio.packetsSentBefore),
+            micLossPercent: audio.sendReport.map { Double($0.fractionLost) * 100 / 256 },
+            micJitterMilliseconds: audio.sendReport.map { Double($0.jitter) * 1000 / clockRate },
+            micRoundTripMilliseconds: audio.roundTrip.map { Double($0.nanoseconds) / 1e6 },
+            speakerPacketsPerSecond: Double(interval.received),
+            speakerLossPercent: interval.expected > 0 ? interval.lossPercent : nil,
+            speakerJitterMilliseconds: audio.receive.receiveStatistics.map { $0.jitterSeconds * 1000 },
+            jitterBufferMilliseconds: Double(audio.receive.targetDelay.nanoseconds) / 1e6)
+        audio.packetsSentBefore = audio.send.statistics.packetsSent
+        apply { core, now in core.clientMetric(measured.frame, now: now) }
+        switch health.record(packetsReceived: interval.received, now: now) {
+        case .becamePoor:
+            logger.info(msg: "the connection became poor (under half of the expected audio arrives)")
+            let observers = self.observers
+            callbackQueue.async { observers.audioVideoObservers.forEach { $0.connectionDidBecomePoor() } }
+        case .recovered:
+            logger.info(msg: "the connection recovered")
+            let observers = self.observers
+            callbackQueue.async { observers.audioVideoObservers.forEach { $0.connectionDidRecover() } }
+        case .reconnect:
+            logger.error(msg: "no audio received for \(AudioConnectionHealth.silentSamplesBeforeReconnect) s: reconnecting")
+            // After this frame: the core tears the audio down.
+            eventLoop.execute { [self] in apply { $0.mediaFailed(cause: .connectionHealthReconnect, now: $1) } }
+        case nil:
+            break
+        }
+    }
+
+    private func deliver(_ metrics: [ObservableMetric: Double]) {
+        let observers = self.observers
+        callbackQueue.async {
+            let dictionary = Dictionary(uniqueKeysWithValues: metrics.map { (AnyHashable($0.key), $0.value as Any) })
+            observers.metricsObservers.forEach { $0.metricsDidReceive(metrics: dictionary) }
+        }
     }
 
     private func stopAudio() {

@@ -297,10 +297,11 @@ struct SignalingSessionCore: Sendable {
         return actions
     }
 
-    /// The media connection could not be made or was lost (ICE or DTLS failure, consent expiry): reconnect.
-    mutating func mediaFailed(now: SessionTime) -> [SessionAction] {
+    /// The media connection could not be made or was lost (ICE or DTLS failure, consent expiry, no audio for too
+    /// long): reconnect. `cause` is the status reported if reconnecting gives up before the session ever joined.
+    mutating func mediaFailed(cause: MeetingSessionStatusCode = .audioInternalServerError, now: SessionTime) -> [SessionAction] {
         switch phase {
-        case .connectingMedia, .inMeeting: [.closeSocket] + retry(now: now, cause: .audioInternalServerError)
+        case .connectingMedia, .inMeeting: [.closeSocket] + retry(now: now, cause: cause)
         default: []
         }
     }
@@ -354,6 +355,14 @@ struct SignalingSessionCore: Sendable {
         guard phase == .inMeeting else { return (false, []) }
         muted = value
         return (true, [.send(audioControl(now))])
+    }
+
+    /// A CLIENT_METRIC frame (sent once a second with the audio measurements); nothing when not in the meeting.
+    func clientMetric(_ metrics: SdkClientMetricFrame, now: SessionTime) -> [SessionAction] {
+        guard phase == .inMeeting else { return [] }
+        var frame = Self.frame(.clientMetric, now)
+        frame.clientMetric = metrics
+        return [.send(frame)]
     }
 
     /// A DATA_MESSAGE frame for a validated payload; nil when not in the meeting.

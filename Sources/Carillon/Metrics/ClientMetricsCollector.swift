@@ -1,3 +1,4 @@
+import CarillonRTC
 import NIOCore
 
 /// The sans-IO source of ``MetricsObserver`` reports (the Chime SDK's `DefaultClientMetricsCollector`, `internal`
@@ -12,8 +13,9 @@ import NIOCore
 ///   in that second.
 /// * ``ObservableMetric/audioSendPacketLossPercent``: the same over the counters of the latest RTCP receiver report
 ///   about the sent audio (the deltas of its extended highest sequence number and cumulative loss since the
-///   previous report). Receiver reports may come less often than once a second, so the value is kept until the next
-///   report, and dropped when the latest one is older than ``sendReportLifetime``, or covered no packets.
+///   previous report; the first report's own fraction lost). Receiver reports may come less often than once a
+///   second, so the value is kept until the next report, and dropped when the latest one is older than
+///   ``sendReportLifetime``, or covered no packets.
 /// * A second in which no metric has a value produces no report (rather than an empty dictionary).
 ///
 /// Audio round-trip time and jitter have no ``ObservableMetric`` case, so they are not collected here.
@@ -28,6 +30,7 @@ struct ClientMetricsCollector {
     private var receiveLost = 0
     private var sendLossPercent: Double?
     private var sendReportTime: NIODeadline?
+    private var previousSendReport: RTCPPacket.ReportBlock?
 
     /// Creates a collector whose first report is due one second after `start`.
     init(start: NIODeadline) {
@@ -40,6 +43,18 @@ struct ClientMetricsCollector {
         receiveLost += lost
     }
 
+    /// Records an RTCP report block about the sent audio.
+    mutating func addAudioSendReport(_ block: RTCPPacket.ReportBlock, at now: NIODeadline) {
+        defer { previousSendReport = block }
+        guard let previous = previousSendReport, previous.ssrc == block.ssrc else {
+            sendReportTime = now
+            sendLossPercent = Double(block.fractionLost) * 100 / 256
+            return
+        }
+        addAudioSendReport(expected: Int(block.extendedHighestSequence &- previous.extendedHighestSequence),
+                           lost: Int(block.cumulativeLost) - Int(previous.cumulativeLost), at: now)
+    }
+
     /// Records an RTCP receiver report about the sent audio: packets expected and lost since the previous report.
     mutating func addAudioSendReport(expected: Int, lost: Int, at now: NIODeadline) {
         sendReportTime = now
@@ -49,11 +64,11 @@ struct ClientMetricsCollector {
     /// Produces the report when one is due (and anything has a value), then resets the per-second counters.
     ///
     /// A late call produces one report and keeps the grid.
-    mutating func advance(to now: NIODeadline) -> [AnyHashable: Any]? {
+    mutating func advance(to now: NIODeadline) -> [ObservableMetric: Double]? {
         guard now >= nextDeadline else { return nil }
         let steps = (now - nextDeadline).nanoseconds / Self.reportInterval.nanoseconds + 1
         nextDeadline = nextDeadline + .nanoseconds(steps * Self.reportInterval.nanoseconds)
-        var metrics: [AnyHashable: Any] = [:]
+        var metrics: [ObservableMetric: Double] = [:]
         if receiveExpected > 0 {
             metrics[ObservableMetric.audioReceivePacketLossPercent] = Self.percent(lost: receiveLost, expected: receiveExpected)
         }

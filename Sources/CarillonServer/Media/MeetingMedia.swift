@@ -18,7 +18,13 @@ final class MeetingMedia {
         /// The negotiated id of the `ssrc-audio-level` extension, if the offer had it.
         let audioLevelExtensionId: UInt8?
         var connected = false
+        /// Reception statistics of the session's audio, for the receiver reports this server sends it.
+        var uplink: RTPReceiveStatistics?
+        var uplinkSSRC: UInt32?
     }
+
+    /// How often each session gets a receiver report about its audio: the client's send-loss metric is one second.
+    static let receiverReportInterval = TimeAmount.seconds(1)
 
     private let eventLoop: any EventLoop
     private let context: MediaContext
@@ -30,6 +36,7 @@ final class MeetingMedia {
     var onAudioMetadata: (([(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)]) -> Void)?
     private var activity = AudioActivityMeter()
     private var activityTimer: RepeatedTask?
+    private var reportTimer: RepeatedTask?
     /// The meeting's mix, made when the first session connects.
     private var mixer: AudioMixer?
     private var mixTimer: Scheduled<Void>?
@@ -84,19 +91,20 @@ final class MeetingMedia {
             activity.remove(session.attendeeId)
         }
         mixer?.removeParticipant(AudioMixer.ParticipantID(connection.rawValue))
-        if sessions.isEmpty {
-            activityTimer?.cancel()
-            activityTimer = nil
-            mixTimer?.cancel()
-            mixTimer = nil
-        }
+        if sessions.isEmpty { stopTimers() }
     }
 
     /// Ends every session (the meeting ended or the server is stopping).
     func endAll() {
         for connection in Array(sessions.keys) { end(connection) }
+        stopTimers()
+    }
+
+    private func stopTimers() {
         activityTimer?.cancel()
         activityTimer = nil
+        reportTimer?.cancel()
+        reportTimer = nil
         mixTimer?.cancel()
         mixTimer = nil
     }
@@ -155,6 +163,29 @@ final class MeetingMedia {
         }
     }
 
+    /// Sends every session a receiver report about its audio each second (RR with one block, and the SDES CNAME a
+    /// compound packet needs): the client's `audioSendPacketLossPercent`, and its round trip through LSR/DLSR.
+    private func startReceiverReports() {
+        guard reportTimer == nil else { return }
+        let owner = NIOLoopBound(self, eventLoop: eventLoop)
+        let interval = Self.receiverReportInterval
+        reportTimer = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            owner.value.sendReceiverReports(now: .now())
+        }
+    }
+
+    private func sendReceiverReports(now: NIODeadline) {
+        for (connection, var session) in sessions where session.connected {
+            guard let ssrc = session.uplinkSSRC, var statistics = session.uplink else { continue }
+            let block = statistics.reportBlock(ssrc: ssrc, now: now)
+            session.uplink = statistics
+            sessions[connection] = session
+            let compound = RTCPPacket.receiverReport(ssrc: session.ssrc, reports: [block]).serialized()
+                + RTCPPacket.sourceDescription(chunks: [.init(ssrc: session.ssrc, items: [.cname("carillon")])]).serialized()
+            session.driver.sendRTCP(compound)
+        }
+    }
+
     private func handle(_ event: PeerConnectionEvent, from connection: SignalingConnectionID, driver: PeerConnectionDriver) {
         // Events of a replaced connection are stale.
         guard let session = sessions[connection], session.driver === driver else { return }
@@ -164,6 +195,7 @@ final class MeetingMedia {
                 .flatMap { packet.extensionValue(id: $0) }
                 .flatMap(RTPHeaderExtensionValue.audioLevel)?.level
             activity.record(session.attendeeId, sequenceNumber: packet.sequenceNumber, level: level)
+            recordUplink(packet, connection: connection)
             mixer?.receive(packet, from: AudioMixer.ParticipantID(connection.rawValue),
                            audioLevelExtensionId: session.audioLevelExtensionId, arrival: .now())
         case .connected(let profile):
@@ -171,14 +203,30 @@ final class MeetingMedia {
             activity.add(session.attendeeId)
             startReportingActivity()
             startMixing(session, connection: connection)
+            startReceiverReports()
             logger.debug("media connected", metadata: ["attendee": "\(session.attendeeId)", "srtp": "\(profile)"])
             onStateChange?(connection, event)
         case .failed, .closed:
             logger.debug("media ended", metadata: ["attendee": "\(session.attendeeId)", "event": "\(event)"])
             onStateChange?(connection, event)
             end(connection)
-        case .iceConnected, .pathChanged, .rtcp:
+        case .rtcp(let packets):
+            for case .senderReport(let ssrc, let ntp, _, _, _, _) in packets where ssrc == session.uplinkSSRC {
+                sessions[connection]?.uplink?.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: .now())
+            }
+        case .iceConnected, .pathChanged:
             break
         }
+    }
+
+    /// Counts a packet of the session's audio; a new SSRC (the client restarted its stream) starts new statistics.
+    private func recordUplink(_ packet: RTPPacket, connection: SignalingConnectionID) {
+        // Mutated through the dictionary in place: this runs for every packet.
+        if sessions[connection]?.uplinkSSRC != packet.ssrc {
+            sessions[connection]?.uplinkSSRC = packet.ssrc
+            sessions[connection]?.uplink = RTPReceiveStatistics(clockRate: 48_000)
+        }
+        sessions[connection]?.uplink?.record(sequenceNumber: packet.sequenceNumber, rtpTimestamp: packet.timestamp,
+                                             arrival: .now())
     }
 }

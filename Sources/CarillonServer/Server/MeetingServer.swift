@@ -44,8 +44,8 @@ public final class MeetingServer: Service, Sendable {
         self.tokenSecret = try await Self.loadTokenSecret(store)
         // The media port is bound now, so its real port (0 picks a free one) goes into every MediaPlacement.
         let port = try await MediaPort.bind(host: configuration.host, port: configuration.mediaPort, group: group)
-        let candidate = try SocketAddress.makeAddressResolvingHost(configuration.advertisedHost,
-                                                                   port: Int(port.localAddress.port))
+        let announcedPort = configuration.publicMediaPort ?? Int(port.localAddress.port)
+        let candidate = try SocketAddress.makeAddressResolvingHost(configuration.advertisedHost, port: announcedPort)
         guard let candidateAddress = STUNAddress(candidate) else {
             await port.close()
             throw MeetingServerError.unusableMediaAddress(configuration.advertisedHost)
@@ -58,7 +58,7 @@ public final class MeetingServer: Service, Sendable {
         let placement = LocalMeetingPlacement(
             host: configuration.advertisedHost,
             httpPort: configuration.port,
-            mediaPort: Int(port.localAddress.port)
+            mediaPort: announcedPort
         )
         self.placement = placement
         self.handler = ControlAPIHandler(
@@ -102,7 +102,7 @@ public final class MeetingServer: Service, Sendable {
         let readiness = self.readiness
         let configuration = self.configuration
         let placement = self.placement
-        let mediaPort = Int(media.port.localAddress.port)
+        let mediaPort = configuration.publicMediaPort ?? Int(media.port.localAddress.port)
         let app = Application(
             responder: responder,
             server: .http1WebSocketUpgrade(

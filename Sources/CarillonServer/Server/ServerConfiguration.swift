@@ -14,6 +14,9 @@ public struct ServerConfiguration: Sendable {
     /// Host name clients use to reach this server, written into MediaPlacement URLs. Defaults to `host`, or
     /// 127.0.0.1 when `host` is a wildcard address.
     public var publicHost: String?
+    /// UDP port clients send media to, when it differs from the bound one: a port forward or NAT in front of the
+    /// server. Written into ICE candidates and MediaPlacement URLs; nil announces the bound port.
+    public var publicMediaPort: Int?
     /// Keys allowed to sign control-API requests.
     public var accessKeys: [AccessKey]
     /// Account id used in meeting ARNs.
@@ -30,6 +33,7 @@ public struct ServerConfiguration: Sendable {
         port: Int = 8080,
         mediaPort: Int = 3478,
         publicHost: String? = nil,
+        publicMediaPort: Int? = nil,
         accessKeys: [AccessKey],
         accountId: String = "000000000000",
         signaling: MeetingSignalingCore.Configuration = .init(),
@@ -40,6 +44,7 @@ public struct ServerConfiguration: Sendable {
         self.port = port
         self.mediaPort = mediaPort
         self.publicHost = publicHost
+        self.publicMediaPort = publicMediaPort
         self.accessKeys = accessKeys
         self.accountId = accountId
         self.signaling = signaling

@@ -1,0 +1,172 @@
+import Carillon
+import CarillonCodecs
+import Foundation
+import NIOCore
+import Testing
+
+/// Sound and its side channels through a real server on 127.0.0.1: mute, volumes, active speaker and metrics, and
+/// audio through a relay that loses 10 % of the datagrams each way.
+@Suite(.timeLimit(.minutes(2)))
+struct AudioConditionsEndToEndTests {
+    struct Attendee {
+        let name: String
+        let session: DefaultMeetingSession
+        let probe: SessionProbe
+        let recording: String
+    }
+
+    /// Joins `tones` (name → Hz) to `meeting`, each recording what it hears into `directory`, observing everything.
+    func join(_ tones: [String: Double], harness: ServerHarness, meeting: (response: CreateMeetingResponse, meetingId: String),
+              directory: URL) async throws -> [Attendee] {
+        var attendees: [Attendee] = []
+        for name in tones.keys.sorted() {
+            let configuration = try await harness.configuration(meeting: meeting, name: name)
+            let session = DefaultMeetingSession(configuration: configuration, logger: ConsoleLogger(name: name, level: .OFF))
+            let devices = try #require(session.audioVideo as? DefaultAudioVideoFacade).deviceController
+            let recording = directory.appendingPathComponent("\(name).wav").path
+            session.audioVideo.chooseAudioDevice(mediaDevice: try devices.virtualDevices.addTone(frequency: tones[name]!))
+            session.audioVideo.chooseAudioDevice(mediaDevice: devices.virtualDevices.addRecorder(path: recording))
+            let probe = SessionProbe(name: name)
+            session.audioVideo.addAudioVideoObserver(observer: probe)
+            session.audioVideo.addRealtimeObserver(observer: probe)
+            session.audioVideo.addMetricsObserver(observer: probe)
+            session.audioVideo.addActiveSpeakerObserver(policy: DefaultActiveSpeakerPolicy(), observer: probe)
+            try session.audioVideo.start()
+            attendees.append(Attendee(name: name, session: session, probe: probe, recording: recording))
+        }
+        for attendee in attendees { try await attendee.probe.wait("\(attendee.name) started") { $0.starts == [false] } }
+        return attendees
+    }
+
+    func stop(_ attendees: [Attendee]) async throws {
+        for attendee in attendees { attendee.session.audioVideo.stop() }
+        for attendee in attendees { try await attendee.probe.wait("\(attendee.name) stopped") { $0.stopStatus != nil } }
+    }
+
+    /// The recording after its first second (joins, jitter-buffer start, speaker selection), as mono samples.
+    func steadySamples(_ path: String) throws -> (samples: [Int16], sampleRate: Int) {
+        let (format, interleaved) = try WAVFile.read(contentsOf: path)
+        let mono = AudioFrame(format: format, samples: interleaved).monoDownmix().samples
+        return (Array(mono.dropFirst(format.sampleRate)), format.sampleRate)
+    }
+
+    /// Power of each of `frequencies` in the recording, in dB relative to the strongest of them.
+    func tonePowers(_ path: String, _ frequencies: [Double]) throws -> [Double: Double] {
+        let (samples, rate) = try steadySamples(path)
+        let powers = frequencies.map { ($0, FrequencyAnalysis.goertzelPower(samples: samples, sampleRate: rate, frequency: $0)) }
+        let strongest = powers.map(\.1).max() ?? 1
+        return Dictionary(uniqueKeysWithValues: powers.map { ($0.0, 10 * log10(max($0.1, 1e-20) / max(strongest, 1e-20))) })
+    }
+
+    func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carillon-audio-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test func aMutedAttendeeIsLeftOutAndTheRealtimeCallbacksNameTheSpeakers() async throws {
+        let harness = try await ServerHarness.start()
+        defer { Task { await harness.stop() } }
+        let meeting = try await harness.createMeeting()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tones = ["alice": 440.0, "bob": 660.0, "carol": 880.0]
+        let attendees = try await join(tones, harness: harness, meeting: meeting, directory: directory)
+        let carol = try #require(attendees.first { $0.name == "carol" })
+        #expect(carol.session.audioVideo.realtimeLocalMute())
+        for attendee in attendees {
+            try await attendee.probe.wait("\(attendee.name) sees carol muted") { $0.muted.contains("carol") }
+        }
+        // Everyone's view settles: alice and bob speak, carol is muted; the active speakers are alice and bob.
+        for attendee in attendees {
+            try await attendee.probe.wait("\(attendee.name) sees the volumes", timeout: .seconds(15)) { record in
+                record.volumes["carol"] == .muted
+                    && [VolumeLevel.low, .medium, .high].contains(record.volumes["alice"] ?? .notSpeaking)
+                    && [VolumeLevel.low, .medium, .high].contains(record.volumes["bob"] ?? .notSpeaking)
+            }
+            try await attendee.probe.wait("\(attendee.name) detects the speakers", timeout: .seconds(15)) {
+                Set($0.activeSpeakers) == ["alice", "bob"]
+            }
+        }
+        // Record a few seconds of the muted meeting (the recordings from the start include carol's first moments).
+        try await Task.sleep(for: .seconds(3))
+        try await stop(attendees)
+
+        for attendee in attendees {
+            let powers = try tonePowers(attendee.recording, Array(tones.values))
+            print("tone powers heard by \(attendee.name) with carol muted: \(powers.sorted { $0.key < $1.key })")
+            let own = tones[attendee.name]!
+            // Heard voices are within a few dB of each other; an absent one is only codec and concealment artifacts,
+            // 20 dB and more below even on a loaded machine.
+            #expect(powers[own]! < -20, "\(attendee.name) should not hear its own \(own) Hz: \(powers)")
+            if attendee.name != "carol" {
+                // The only other unmuted voice dominates; carol's tone, muted within the first second, is gone.
+                #expect(powers[880]! < -20, "\(attendee.name) should not hear muted carol: \(powers)")
+            } else {
+                #expect(powers[440]! > -15 && powers[660]! > -15, "carol should hear alice and bob: \(powers)")
+            }
+            // Metrics arrived once a second: nothing lost on loopback.
+            let metrics = attendee.probe.snapshot.metrics
+            #expect(metrics.count >= 3, "\(attendee.name) metrics: \(metrics)")
+            let receiveLoss = metrics.compactMap { $0["audioReceivePacketLossPercent"] }
+            #expect(!receiveLoss.isEmpty && receiveLoss.allSatisfy { $0 < 5 }, "\(attendee.name): \(metrics)")
+            if attendee.name != "carol" {
+                let sendLoss = metrics.compactMap { $0["audioSendPacketLossPercent"] }
+                #expect(!sendLoss.isEmpty && sendLoss.allSatisfy { $0 < 5 }, "\(attendee.name): \(metrics)")
+            }
+        }
+    }
+
+    @Test func audioSurvivesTenPercentLossEachWay() async throws {
+        let relay = try await LossyUDPRelay.start(lossRate: 0.10)
+        let harness = try await ServerHarness.start(publicMediaPort: relay.port)
+        defer { Task { await harness.stop(); await relay.close() } }
+        try await relay.forward(to: SocketAddress(ipAddress: "127.0.0.1", port: Int(harness.server.media.port.localAddress.port)))
+        let meeting = try await harness.createMeeting()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tones = ["alice": 440.0, "bob": 660.0]
+        let attendees = try await join(tones, harness: harness, meeting: meeting, directory: directory)
+        try await Task.sleep(for: .seconds(6))
+        try await stop(attendees)
+        let counts = try await relay.counts()
+        #expect(counts.dropped > 100 && counts.forwarded > 1000, "relay: \(counts)")
+
+        for attendee in attendees {
+            let other = attendee.name == "alice" ? 660.0 : 440.0
+            // The last 4.5 s before the stop: both have been connected for a while (a lost DTLS flight can delay
+            // one join by a second), and the stop itself is not in it.
+            let (all, rate) = try steadySamples(attendee.recording)
+            let samples = Array(all.dropLast(rate / 5).suffix(rate * 9 / 2))
+            // In 100 ms blocks (phase jumps where the jitter buffer adapts would smear one long analysis), the other
+            // voice carries the recording: concealment and FEC fill the gaps with it, not with noise or silence.
+            let block = rate / 10
+            let shares = stride(from: 0, to: samples.count - block, by: block).map {
+                FrequencyAnalysis.powerShareDB(samples: samples[$0..<$0 + block], sampleRate: rate, frequency: other)
+            }.sorted()
+            let median = shares[shares.count / 2]
+            let poorBlocks = shares.filter { $0 < -6 }.count
+            // And without dropouts: hardly any 20 ms frame is silent.
+            let frameLength = rate / 50
+            let frames = stride(from: 0, to: samples.count - frameLength, by: frameLength).map {
+                AudioLevel.rmsDBov(Array(samples[$0..<$0 + frameLength]))
+            }
+            let silent = frames.filter { $0 < -45 }.count
+            print("\(attendee.name) through 10 % loss: \(other) Hz share median \(median) dB, \(poorBlocks)/\(shares.count) blocks under -6 dB, \(silent)/\(frames.count) silent frames")
+            #expect(median > -1, "\(attendee.name) should hear \(other) Hz clearly: median share \(median) dB")
+            // Without loss no block is; with 10 % each way a tone (coded by CELT, whose concealment fades rather than
+            // rebuilds) leaves some blocks audibly distorted, never most.
+            #expect(Double(poorBlocks) < 0.35 * Double(shares.count), "\(attendee.name): \(poorBlocks) of \(shares.count) blocks distorted")
+            #expect(Double(silent) < 0.03 * Double(frames.count), "\(attendee.name): \(silent) of \(frames.count) frames silent")
+            // The metrics see the loss on both legs (10 % each way; the average over the seconds reported).
+            let metrics = attendee.probe.snapshot.metrics
+            let receiveLoss = metrics.compactMap { $0["audioReceivePacketLossPercent"] }
+            let sendLoss = metrics.compactMap { $0["audioSendPacketLossPercent"] }
+            let averageReceive = receiveLoss.reduce(0, +) / Double(max(1, receiveLoss.count))
+            let averageSend = sendLoss.reduce(0, +) / Double(max(1, sendLoss.count))
+            print("\(attendee.name) loss metrics: receive \(receiveLoss), send \(sendLoss)")
+            #expect(receiveLoss.count >= 4 && (3...20).contains(averageReceive), "\(attendee.name) receive loss \(receiveLoss)")
+            #expect(sendLoss.count >= 3 && (3...20).contains(averageSend), "\(attendee.name) send loss \(sendLoss)")
+        }
+    }
+}
