@@ -317,4 +317,17 @@ import Testing
         #expect(messages.map(\.timestampMs) == [1_700_000_000_123, 0])
         #expect(messages.map(\.throttled) == [false, true])
     }
+
+    @Test func clientMetricsAreSentOnlyInTheMeeting() {
+        var session = core()
+        let metrics = AudioClientMetrics(micPacketsPerSecond: 50, speakerPacketsPerSecond: 50, jitterBufferMilliseconds: 40).frame
+        #expect(session.clientMetric(metrics, now: start).isEmpty)
+        _ = joined(&session)
+        let sent = session.clientMetric(metrics, now: start)
+        guard case .send(let frame)? = sent.first, sent.count == 1 else {
+            Issue.record("expected one frame, got \(sent)")
+            return
+        }
+        #expect(frame.type == .clientMetric && frame.clientMetric == metrics)
+    }
 }

@@ -1,8 +1,9 @@
 /// Session lifecycle callbacks, delivered asynchronously on the session's callback queue.
 ///
-/// Until Carillon's media lands, the audio-session callbacks follow the signaling connection: "started" means the
-/// server accepted the JOIN (JOIN_ACK and the first INDEX arrived); "dropped" means the signaling connection was lost.
-/// The video callbacks are not called yet.
+/// "Started" means the meeting accepted the JOIN and audio flows (ICE and DTLS completed on the server's media port);
+/// "dropped" means the signaling or media connection was lost, or no audio arrived for 25 s, and a reconnect
+/// follows. Poor and recovered follow the received audio (under half of the expected packets over 15 s is poor;
+/// `policies.md` §5.5). The video callbacks are not called yet.
 public protocol AudioVideoObserver: AnyObject {
     /// The session is connecting; `reconnecting` is true after a drop (Carillon reports this, unlike the iOS SDK).
     func audioSessionDidStartConnecting(reconnecting: Bool)
@@ -14,9 +15,10 @@ public protocol AudioVideoObserver: AnyObject {
     func audioSessionDidStopWithStatus(sessionStatus: MeetingSessionStatus)
     /// Reconnecting was given up (called before the stop callback).
     func audioSessionDidCancelReconnect()
-    /// The connection recovered from being poor.
+    /// The connection recovered from being poor (not sooner than 60 s after it became poor).
     func connectionDidRecover()
-    /// The connection became poor.
+    /// The connection became poor: under half of the expected audio arrived over the last 15 s (at most twice per
+    /// session).
     func connectionDidBecomePoor()
     /// The video session is connecting (not called yet).
     func videoSessionDidStartConnecting()
