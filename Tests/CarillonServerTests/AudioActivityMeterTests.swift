@@ -54,4 +54,20 @@ import Testing
         meter.remove("a")
         #expect(meter.report() == nil && meter.isEmpty)
     }
+
+    @Test func aMutedAttendeeWhoseReportsArriveKeepsItsSignal() {
+        var meter = AudioActivityMeter()
+        meter.add("a")
+        meter.add("b")
+        meter.record("a", sequenceNumber: 1, level: 30)
+        meter.record("b", sequenceNumber: 1, level: 30)
+        #expect(states(meter.report()) == ["a": [30, 2], "b": [30, 2]])
+        // Both go quiet; a (muted) still sends a sender report each second, b sends nothing at all.
+        var last: [String: [UInt32?]]? = nil
+        for interval in 0..<10 {
+            if interval % 5 == 0 { meter.recordControl("a") }
+            if let report = states(meter.report()) { last = report }
+        }
+        #expect(last == ["a": [127, 2], "b": [127, 0]])
+    }
 }

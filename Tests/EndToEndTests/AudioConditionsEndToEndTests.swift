@@ -90,6 +90,10 @@ struct AudioConditionsEndToEndTests {
         }
         // Record a few seconds of the muted meeting (the recordings from the start include carol's first moments).
         try await Task.sleep(for: .seconds(3))
+        // Muted for seconds, carol sends no audio, but her RTCP reports show her uplink alive: full signal.
+        for attendee in attendees {
+            #expect(attendee.probe.snapshot.signals["carol"] == .high, "\(attendee.name): \(attendee.probe.snapshot.signals)")
+        }
         try await stop(attendees)
 
         for attendee in attendees {

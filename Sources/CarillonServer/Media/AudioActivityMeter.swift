@@ -4,7 +4,8 @@
 /// Call ``report()`` every ``interval``: an attendee's volume is the loudest level of the interval (RFC 6464: 0 is
 /// loudest, 127 silent; the same "dB below full scale" AUDIO_METADATA carries). Its signal strength is 0 when nothing
 /// arrived for a second, 1 when more than a tenth of the packets the sequence numbers promise went missing in the
-/// interval, else 2. Silence sent with Opus DTX (a packet every 400 ms, no sequence gaps) therefore stays at 2. A
+/// interval, else 2. Silence sent with Opus DTX (a packet every 400 ms, no sequence gaps) therefore stays at 2, and so
+/// does a muted attendee, which sends no audio but an RTCP sender report every second (``recordControl(_:)``). A
 /// report goes out only when something changed, and then lists everyone, because the client takes attendees left
 /// out of a frame as silent.
 struct AudioActivityMeter {
@@ -16,6 +17,7 @@ struct AudioActivityMeter {
     private struct Entry {
         var loudest: UInt8 = 127
         var received = 0
+        var controlReceived = 0
         var highest: Int64?
         var highestAtReport: Int64?
         var intervalsWithoutPackets = AudioActivityMeter.silentIntervals
@@ -64,11 +66,17 @@ struct AudioActivityMeter {
         entries[attendeeId] = entry
     }
 
+    /// Counts an RTCP packet from an attendee: proof its uplink works even when it sends no audio (muted).
+    mutating func recordControl(_ attendeeId: String) {
+        entries[attendeeId]?.controlReceived += 1
+    }
+
     /// The states of everyone when any changed since the last report, else nil; starts a new interval.
     mutating func report() -> [(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)]? {
         var current: [String: (volume: UInt32, signal: UInt32)] = [:]
         for (attendeeId, var entry) in entries {
-            entry.intervalsWithoutPackets = entry.received > 0 ? 0 : min(entry.intervalsWithoutPackets + 1, Self.silentIntervals)
+            let alive = entry.received > 0 || entry.controlReceived > 0
+            entry.intervalsWithoutPackets = alive ? 0 : min(entry.intervalsWithoutPackets + 1, Self.silentIntervals)
             let signal: UInt32
             if entry.intervalsWithoutPackets >= Self.silentIntervals {
                 signal = 0
@@ -82,6 +90,7 @@ struct AudioActivityMeter {
             entry.highestAtReport = entry.highest
             entry.loudest = 127
             entry.received = 0
+            entry.controlReceived = 0
             entries[attendeeId] = entry
         }
         let changed = current.count != lastReport.count || current.contains { attendeeId, state in

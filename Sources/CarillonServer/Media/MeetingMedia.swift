@@ -211,6 +211,7 @@ final class MeetingMedia {
             onStateChange?(connection, event)
             end(connection)
         case .rtcp(let packets):
+            activity.recordControl(session.attendeeId)
             for case .senderReport(let ssrc, let ntp, _, _, _, _) in packets where ssrc == session.uplinkSSRC {
                 sessions[connection]?.uplink?.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: .now())
             }
