@@ -8,70 +8,13 @@ import Testing
 /// audio through a relay that loses 10 % of the datagrams each way.
 @Suite(.timeLimit(.minutes(2)))
 struct AudioConditionsEndToEndTests {
-    struct Attendee {
-        let name: String
-        let session: DefaultMeetingSession
-        let probe: SessionProbe
-        let recording: String
-    }
-
-    /// Joins `tones` (name → Hz) to `meeting`, each recording what it hears into `directory`, observing everything.
-    func join(_ tones: [String: Double], harness: ServerHarness, meeting: (response: CreateMeetingResponse, meetingId: String),
-              directory: URL) async throws -> [Attendee] {
-        var attendees: [Attendee] = []
-        for name in tones.keys.sorted() {
-            let configuration = try await harness.configuration(meeting: meeting, name: name)
-            let session = DefaultMeetingSession(configuration: configuration, logger: ConsoleLogger(name: name, level: .OFF))
-            let devices = try #require(session.audioVideo as? DefaultAudioVideoFacade).deviceController
-            let recording = directory.appendingPathComponent("\(name).wav").path
-            session.audioVideo.chooseAudioDevice(mediaDevice: try devices.virtualDevices.addTone(frequency: tones[name]!))
-            session.audioVideo.chooseAudioDevice(mediaDevice: devices.virtualDevices.addRecorder(path: recording))
-            let probe = SessionProbe(name: name)
-            session.audioVideo.addAudioVideoObserver(observer: probe)
-            session.audioVideo.addRealtimeObserver(observer: probe)
-            session.audioVideo.addMetricsObserver(observer: probe)
-            session.audioVideo.addActiveSpeakerObserver(policy: DefaultActiveSpeakerPolicy(), observer: probe)
-            try session.audioVideo.start()
-            attendees.append(Attendee(name: name, session: session, probe: probe, recording: recording))
-        }
-        for attendee in attendees { try await attendee.probe.wait("\(attendee.name) started") { $0.starts == [false] } }
-        return attendees
-    }
-
-    func stop(_ attendees: [Attendee]) async throws {
-        for attendee in attendees { attendee.session.audioVideo.stop() }
-        for attendee in attendees { try await attendee.probe.wait("\(attendee.name) stopped") { $0.stopStatus != nil } }
-    }
-
-    /// The recording after its first second (joins, jitter-buffer start, speaker selection), as mono samples.
-    func steadySamples(_ path: String) throws -> (samples: [Int16], sampleRate: Int) {
-        let (format, interleaved) = try WAVFile.read(contentsOf: path)
-        let mono = AudioFrame(format: format, samples: interleaved).monoDownmix().samples
-        return (Array(mono.dropFirst(format.sampleRate)), format.sampleRate)
-    }
-
-    /// Power of each of `frequencies` in the recording, in dB relative to the strongest of them.
-    func tonePowers(_ path: String, _ frequencies: [Double]) throws -> [Double: Double] {
-        let (samples, rate) = try steadySamples(path)
-        let powers = frequencies.map { ($0, FrequencyAnalysis.goertzelPower(samples: samples, sampleRate: rate, frequency: $0)) }
-        let strongest = powers.map(\.1).max() ?? 1
-        return Dictionary(uniqueKeysWithValues: powers.map { ($0.0, 10 * log10(max($0.1, 1e-20) / max(strongest, 1e-20))) })
-    }
-
-    func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carillon-audio-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
     @Test func aMutedAttendeeIsLeftOutAndTheRealtimeCallbacksNameTheSpeakers() async throws {
         let harness = try await ServerHarness.start()
         defer { Task { await harness.stop() } }
-        let meeting = try await harness.createMeeting()
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
         let tones = ["alice": 440.0, "bob": 660.0, "carol": 880.0]
-        let attendees = try await join(tones, harness: harness, meeting: meeting, directory: directory)
+        let meeting = try await ToneMeeting.join(tones, harness: harness, meeting: try await harness.createMeeting())
+        defer { meeting.remove() }
+        let attendees = meeting.attendees
         let carol = try #require(attendees.first { $0.name == "carol" })
         #expect(carol.session.audioVideo.realtimeLocalMute())
         for attendee in attendees {
@@ -94,10 +37,10 @@ struct AudioConditionsEndToEndTests {
         for attendee in attendees {
             #expect(attendee.probe.snapshot.signals["carol"] == .high, "\(attendee.name): \(attendee.probe.snapshot.signals)")
         }
-        try await stop(attendees)
+        try await meeting.stop()
 
         for attendee in attendees {
-            let powers = try tonePowers(attendee.recording, Array(tones.values))
+            let powers = try ToneMeeting.tonePowers(attendee.recording, Array(tones.values))
             print("tone powers heard by \(attendee.name) with carol muted: \(powers.sorted { $0.key < $1.key })")
             let own = tones[attendee.name]!
             // Heard voices are within a few dB of each other; an absent one is only codec and concealment artifacts,
@@ -126,13 +69,12 @@ struct AudioConditionsEndToEndTests {
         let harness = try await ServerHarness.start(publicMediaPort: relay.port)
         defer { Task { await harness.stop(); await relay.close() } }
         try await relay.forward(to: SocketAddress(ipAddress: "127.0.0.1", port: Int(harness.server.media.port.localAddress.port)))
-        let meeting = try await harness.createMeeting()
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
         let tones = ["alice": 440.0, "bob": 660.0]
-        let attendees = try await join(tones, harness: harness, meeting: meeting, directory: directory)
+        let meeting = try await ToneMeeting.join(tones, harness: harness, meeting: try await harness.createMeeting())
+        defer { meeting.remove() }
+        let attendees = meeting.attendees
         try await Task.sleep(for: .seconds(6))
-        try await stop(attendees)
+        try await meeting.stop()
         let counts = try await relay.counts()
         #expect(counts.dropped > 100 && counts.forwarded > 1000, "relay: \(counts)")
 
@@ -140,7 +82,7 @@ struct AudioConditionsEndToEndTests {
             let other = attendee.name == "alice" ? 660.0 : 440.0
             // The last 4.5 s before the stop: both have been connected for a while (a lost DTLS flight can delay
             // one join by a second), and the stop itself is not in it.
-            let (all, rate) = try steadySamples(attendee.recording)
+            let (all, rate) = try ToneMeeting.steadySamples(attendee.recording)
             let samples = Array(all.dropLast(rate / 5).suffix(rate * 9 / 2))
             // In 100 ms blocks (phase jumps where the jitter buffer adapts would smear one long analysis), the other
             // voice carries the recording: concealment and FEC fill the gaps with it, not with noise or silence.
