@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Threading: called on the session's serial callback queue; `output` must be safe to call from it.
 final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMessageObserver, ActiveSpeakerObserver,
-    @unchecked Sendable {
+    MetricsObserver, @unchecked Sendable {
     private let prefix: String
     private let output: @Sendable (String) -> Void
     private let onStop: @Sendable (MeetingSessionStatus) -> Void
@@ -114,6 +114,16 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
         let names = attendeeInfo.map(\.externalUserId)
         say(names.isEmpty ? "active speakers: none" : "active speakers: \(names.joined(separator: ", "))")
         onActiveSpeakers(names)
+    }
+
+    // MARK: MetricsObserver
+
+    func metricsDidReceive(metrics: [AnyHashable: Any]) {
+        let values = metrics.compactMap { key, value -> (ObservableMetric, Double)? in
+            guard let metric = key.base as? ObservableMetric, let number = value as? Double else { return nil }
+            return (metric, number)
+        }.sorted { $0.0.rawValue < $1.0.rawValue }
+        say("metrics: " + values.map { String(format: "%@ %.1f", $0.0.description, $0.1) }.joined(separator: ", "))
     }
 
     // MARK: DataMessageObserver

@@ -41,6 +41,9 @@ struct JoinCommand: AsyncParsableCommand {
     @Option(name: .customLong("audio-out"), help: "Record what the bot hears into this WAV file.")
     var audioOut: String?
 
+    @Flag(help: "Print the audio metrics (send and receive packet loss, %) once a second.")
+    var metrics = false
+
     @Option(help: "Leave after this many seconds.")
     var duration: Double?
 
@@ -88,6 +91,7 @@ struct JoinCommand: AsyncParsableCommand {
         session.audioVideo.addRealtimeObserver(observer: printer)
         session.audioVideo.addActiveSpeakerObserver(policy: DefaultActiveSpeakerPolicy(), observer: printer)
         session.audioVideo.addRealtimeDataMessageObserver(topic: topic, observer: printer)
+        if metrics { session.audioVideo.addMetricsObserver(observer: printer) }
         StandardOutput.line("joining meeting \(configuration.meetingId) as \(name) (attendee \(configuration.credentials.attendeeId))")
         try session.audioVideo.start()
 
@@ -134,6 +138,7 @@ struct JoinCommand: AsyncParsableCommand {
         session.audioVideo.removeAudioVideoObserver(observer: printer)
         session.audioVideo.removeRealtimeObserver(observer: printer)
         session.audioVideo.removeActiveSpeakerObserver(observer: printer)
+        session.audioVideo.removeMetricsObserver(observer: printer)
         session.audioVideo.removeRealtimeDataMessageObserverFromTopic(topic: topic)
         if let status, status.statusCode != .ok, !leaving {
             throw ExitCode(1)
