@@ -4,6 +4,7 @@ It speaks the signaling protocol of shared/specs/signaling.md over WebSocket (0x
 JOINs, SUBSCRIBEs with an aiortc offer (one audio transceiver sending the given track), applies the answer, and
 records what the server tells it (roster, audio metadata) and what it receives on its audio track.
 """
+import array
 import asyncio
 import os
 import random
@@ -50,6 +51,8 @@ class ChimeAttendee:
         self.roster = {}            # stream id -> attendee id
         self.metadata = []          # lists of (attendee id, volume or None, signal strength or None)
         self.frames_received = 0
+        self.received_samples = array.array("h")   # mono, at received_rate
+        self.received_rate = None
         self.frame_types = []
         self._reader = None
         self._pinger = None
@@ -148,10 +151,20 @@ class ChimeAttendee:
     async def _consume(self, track):
         try:
             while True:
-                await track.recv()
+                frame = await track.recv()
                 self.frames_received += 1
+                self._keep(frame)
         except MediaStreamError:
             pass
+
+    def _keep(self, frame):
+        """Appends the first channel of a decoded frame (packed s16, as aiortc's Opus decoder gives it)."""
+        if frame.format.name != "s16":
+            return
+        samples = array.array("h", bytes(frame.planes[0]))
+        channels = len(frame.layout.channels)
+        self.received_rate = frame.sample_rate
+        self.received_samples.extend(samples[::channels])
 
     async def leave(self):
         if self.socket is not None:
