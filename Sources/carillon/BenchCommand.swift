@@ -11,7 +11,8 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure the control API and signaling on this machine (embedded server on 127.0.0.1).",
-        subcommands: [ControlAPI.self, Join.self, Fanout.self, SRTP.self, Handshake.self, Forward.self]
+        subcommands: [ControlAPI.self, Join.self, Fanout.self, SRTP.self, Handshake.self, Forward.self, MouthToEar.self,
+                      AudioMeeting.self, ClientCPU.self]
     )
 
     /// CreateAttendee requests per second through the signed REST API.

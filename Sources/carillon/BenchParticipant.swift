@@ -1,4 +1,5 @@
 import Carillon
+import CarillonProtocol
 import Foundation
 import Synchronization
 
@@ -16,13 +17,31 @@ final class BenchParticipant: AudioVideoObserver, DataMessageObserver, Sendable 
     private let startedAt: ContinuousClock.Instant
     private let state = Mutex(State())
 
-    init(configuration: MeetingSessionConfiguration, name: String) throws {
+    /// Starts a session with `audio`; `prepare` runs first (to choose devices).
+    init(configuration: MeetingSessionConfiguration, name: String, audio: AudioVideoConfiguration = AudioVideoConfiguration(),
+         prepare: (DefaultAudioVideoFacade) throws -> Void = { _ in }) throws {
         self.session = DefaultMeetingSession(configuration: configuration, logger: ConsoleLogger(name: name, level: .ERROR))
         self.name = name
         self.startedAt = .now
+        if let facade = session.audioVideo as? DefaultAudioVideoFacade { try prepare(facade) }
         session.audioVideo.addAudioVideoObserver(observer: self)
         session.audioVideo.addRealtimeDataMessageObserver(topic: "bench", observer: self)
-        try session.audioVideo.start()
+        try session.audioVideo.start(audioVideoConfiguration: audio)
+    }
+
+    /// Creates an attendee of `meeting` through the REST API of `client`'s server and starts its session.
+    static func join(client: ControlAPIClient, meeting: (response: CreateMeetingResponse, meetingId: String), name: String,
+                     audio: AudioVideoConfiguration = AudioVideoConfiguration(),
+                     prepare: (DefaultAudioVideoFacade) throws -> Void = { _ in }) async throws -> BenchParticipant {
+        let json = try await client.send(
+            "POST", "/meetings/\(meeting.meetingId)/attendees",
+            body: try JSONSerialization.data(withJSONObject: ["ExternalUserId": name])
+        )
+        let configuration = MeetingSessionConfiguration(
+            createMeetingResponse: meeting.response,
+            createAttendeeResponse: try JSONDecoder().decode(CreateAttendeeResponse.self, from: json)
+        )
+        return try BenchParticipant(configuration: configuration, name: name, audio: audio, prepare: prepare)
     }
 
     var received: [(String, ContinuousClock.Instant)] { state.withLock { $0.received } }

@@ -12,11 +12,14 @@ final class EmbeddedServer: Sendable {
     let address: ServerAddress
     let client: ControlAPIClient
     let dataDirectory: URL
+    /// The key the server accepts (child processes such as `carillon join` sign with it too).
+    let accessKey: AccessKey
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
     private init(server: MeetingServer, address: ServerAddress, client: ControlAPIClient, dataDirectory: URL,
-                 group: ServiceGroup, task: Task<Void, any Error>) {
+                 accessKey: AccessKey, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.accessKey = accessKey
         self.server = server
         self.group = group
         self.address = address
@@ -42,8 +45,8 @@ final class EmbeddedServer: Sendable {
             accessKeyId: key.accessKeyId,
             secretAccessKey: key.secretAccessKey
         )
-        return EmbeddedServer(server: server, address: address, client: client, dataDirectory: directory, group: group,
-                              task: task)
+        return EmbeddedServer(server: server, address: address, client: client, dataDirectory: directory, accessKey: key,
+                              group: group, task: task)
     }
 
     /// Runs `body` against a fresh embedded server, then shuts the server down gracefully and removes its data.
@@ -70,6 +73,13 @@ final class EmbeddedServer: Sendable {
     func createMeeting(externalId: String = "carillon-\(UUID().uuidString.prefix(8))") async throws
         -> (response: CreateMeetingResponse, meetingId: String)
     {
+        try await Self.createMeeting(client: client, externalId: externalId)
+    }
+
+    /// Creates a meeting through `client`'s REST API (of this or another server).
+    static func createMeeting(client: ControlAPIClient, externalId: String) async throws
+        -> (response: CreateMeetingResponse, meetingId: String)
+    {
         let json = try await client.send("POST", "/meetings", body: try JSONSerialization.data(withJSONObject: [
             "ClientRequestToken": UUID().uuidString, "ExternalMeetingId": externalId, "MediaRegion": "us-east-1",
         ]))
@@ -78,15 +88,9 @@ final class EmbeddedServer: Sendable {
     }
 
     /// Creates an attendee through the REST API and starts its SDK session.
-    func join(_ meeting: (response: CreateMeetingResponse, meetingId: String), name: String) async throws -> BenchParticipant {
-        let json = try await client.send(
-            "POST", "/meetings/\(meeting.meetingId)/attendees",
-            body: try JSONSerialization.data(withJSONObject: ["ExternalUserId": name])
-        )
-        let configuration = MeetingSessionConfiguration(
-            createMeetingResponse: meeting.response,
-            createAttendeeResponse: try JSONDecoder().decode(CreateAttendeeResponse.self, from: json)
-        )
-        return try BenchParticipant(configuration: configuration, name: name)
+    func join(_ meeting: (response: CreateMeetingResponse, meetingId: String), name: String,
+              audio: AudioVideoConfiguration = AudioVideoConfiguration(),
+              prepare: (DefaultAudioVideoFacade) throws -> Void = { _ in }) async throws -> BenchParticipant {
+        try await BenchParticipant.join(client: client, meeting: meeting, name: name, audio: audio, prepare: prepare)
     }
 }
