@@ -88,6 +88,24 @@ import Testing
         #expect(try #require(sender.process(tone.next(milliseconds: 20))).payloadType == 109)
     }
 
+    @Test func digitalSilenceReusesTheDTXPayloadWithoutEncoding() throws {
+        let sender = try AudioSendPipeline(audioMode: .mono48K, ssrc: 1, payloadType: 111, audioLevelExtensionID: nil,
+                                           sequenceNumber: 100)
+        var tone = ToneAudioSource(frequency: 440, amplitude: 0.5, format: .mono48k)
+        let silence = AudioFrame.silence(format: .mono48k, milliseconds: 20)
+        var packets: [RTPPacket] = []
+        for _ in 0..<5 { packets.append(try #require(sender.process(tone.read(frameMilliseconds: 20)))) }
+        for _ in 0..<50 { packets.append(try #require(sender.process(silence))) }
+        // Encoded until DTX settled, then the same tiny payload every frame; still one packet per frame.
+        #expect(sender.statistics.framesReused >= 35)
+        #expect(packets.suffix(35).allSatisfy { $0.payload.count <= 3 })
+        #expect(packets.map(\.sequenceNumber) == (0..<55).map { 100 &+ UInt16($0) })
+        // Sound again: encoded at once.
+        let reused = sender.statistics.framesReused
+        let back = try #require(sender.process(tone.read(frameMilliseconds: 20)))
+        #expect(back.payload.count > 3 && sender.statistics.framesReused == reused)
+    }
+
     @Test func mutedSendsNothingAndResumesWithMarker() throws {
         let sender = try AudioSendPipeline(audioMode: .stereo48K, ssrc: 9, payloadType: 111, audioLevelExtensionID: 1,
                                            sequenceNumber: 100, timestamp: 1000)

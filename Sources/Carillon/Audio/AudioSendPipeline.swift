@@ -12,6 +12,10 @@ import CarillonRTC
 /// SSRC, the `ssrc-audio-level` extension when its id is known, and the marker bit on the first packet after start
 /// and after unmuting (the start of a talk spurt).
 ///
+/// Digital silence (a silent virtual device, or ``AudioDeviceCapabilities/none``) is encoded only until the encoder
+/// has settled into DTX; after that the last DTX payload is sent again without running Opus, so a bot that says
+/// nothing costs almost no CPU.
+///
 /// Muted, nothing is sent: ``process(_:)`` returns nil and sequence numbers stay put, while the timestamp keeps
 /// running with the captured audio (so the receiver sees a pause, not a time warp) and the input level is still
 /// measured. Threading: not thread-safe; the session's media event loop owns it and calls it from its 20 ms timer.
@@ -26,7 +30,12 @@ final class AudioSendPipeline {
         var framesMuted = 0
         /// Frames dropped because Opus refused them (a frame length Opus cannot encode).
         var encodeFailures = 0
+        /// Frames of digital silence sent as the cached DTX payload, without encoding.
+        var framesReused = 0
     }
+
+    /// Digitally silent frames encoded before the DTX payload is reused (libopus needs a few to enter DTX).
+    static let silentFramesBeforeReuse = 10
 
     /// The RTP clock rate of Opus, whatever the audio's rate (RFC 7587).
     static let clockRate = 48_000
@@ -59,6 +68,8 @@ final class AudioSendPipeline {
     private var sequenceNumber: UInt16
     private var timestamp: UInt32
     private var startsTalkSpurt = true
+    private var silentFrames = 0
+    private var silencePayload: [UInt8]?
 
     /// Creates a pipeline for a session in `audioMode`; the first packet carries `sequenceNumber` and `timestamp`
     /// (random by default, as RFC 3550 asks). Bitrate defaults to 32 kbit/s mono, 64 kbit/s stereo.
@@ -100,9 +111,18 @@ final class AudioSendPipeline {
             return nil
         }
         let payload: [UInt8]
-        do { payload = try encoder.encode(frame) } catch {
-            statistics.encodeFailures += 1
-            return nil
+        let silent = frame.isSilent
+        silentFrames = silent ? silentFrames + 1 : 0
+        if silent, silentFrames > Self.silentFramesBeforeReuse, let silencePayload {
+            payload = silencePayload
+            statistics.framesReused += 1
+        } else {
+            do { payload = try encoder.encode(frame) } catch {
+                statistics.encodeFailures += 1
+                return nil
+            }
+            // A DTX frame is the TOC byte and at most a couple more: the same one can stand for every silent frame.
+            silencePayload = silent && silentFrames >= Self.silentFramesBeforeReuse && payload.count <= 3 ? payload : nil
         }
         var extensions: [(id: UInt8, value: [UInt8])] = []
         if let audioLevelExtensionID {
