@@ -64,6 +64,11 @@ let package = Package(
             providers: [.apt(["libopus-dev"])]
         ),
         .target(name: "CarillonCodecs", dependencies: ["CCarillonOpus"], swiftSettings: strict),
+        .systemLibrary(
+            name: "CCarillonALSA",
+            pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]
+        ),
         .target(
             name: "CarillonServer",
             dependencies: [
@@ -84,6 +89,7 @@ let package = Package(
         .target(
             name: "Carillon",
             dependencies: [
+                "CCarillonALSA",
                 "CarillonCodecs",
                 "CarillonProtocol",
                 "CarillonRTC",

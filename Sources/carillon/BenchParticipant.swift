@@ -23,7 +23,13 @@ final class BenchParticipant: AudioVideoObserver, DataMessageObserver, Sendable 
         self.session = DefaultMeetingSession(configuration: configuration, logger: ConsoleLogger(name: name, level: .ERROR))
         self.name = name
         self.startedAt = .now
-        if let facade = session.audioVideo as? DefaultAudioVideoFacade { try prepare(facade) }
+        if let facade = session.audioVideo as? DefaultAudioVideoFacade {
+            // Benchmarks never touch the machine's sound cards: silence in, nothing out, unless `prepare` says otherwise.
+            let devices = facade.deviceController.virtualDevices
+            facade.chooseAudioDevice(mediaDevice: devices.addSilence())
+            facade.chooseAudioDevice(mediaDevice: devices.addNullOutput())
+            try prepare(facade)
+        }
         session.audioVideo.addAudioVideoObserver(observer: self)
         session.audioVideo.addRealtimeDataMessageObserver(topic: "bench", observer: self)
         try session.audioVideo.start(audioVideoConfiguration: audio)

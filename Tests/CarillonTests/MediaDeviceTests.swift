@@ -1,4 +1,5 @@
 import CarillonCodecs
+import Dispatch
 import Foundation
 import Synchronization
 import Testing
@@ -34,8 +35,24 @@ final class FixtureSoundCards: Sendable {
     func set(cards: String, pcm: String) { devices.withLock { $0 = ALSASoundCards.parse(cards: cards, pcm: pcm) } }
 }
 
-final class DeviceChangeRecorder: DeviceChangeObserver {
-    func audioDeviceDidChange(freshAudioDeviceList: [MediaDevice]) {}
+/// Keeps the lists it is told about, and whether each call came on the expected queue.
+final class DeviceChangeRecorder: DeviceChangeObserver, Sendable {
+    private let calls = Mutex<[[MediaDevice]]>([])
+    private let offQueue = Mutex(0)
+    private let queueKey: DispatchSpecificKey<Int>?
+
+    /// Records calls; with `queueKey`, counts those made where it is not set.
+    init(queueKey: DispatchSpecificKey<Int>? = nil) {
+        self.queueKey = queueKey
+    }
+
+    var lists: [[MediaDevice]] { calls.withLock { $0 } }
+    var callsOffQueue: Int { offQueue.withLock { $0 } }
+
+    func audioDeviceDidChange(freshAudioDeviceList: [MediaDevice]) {
+        if let queueKey, DispatchQueue.getSpecific(key: queueKey) == nil { offQueue.withLock { $0 += 1 } }
+        calls.withLock { $0.append(freshAudioDeviceList) }
+    }
 }
 
 @Suite struct MediaDeviceTests {
@@ -136,19 +153,26 @@ final class DeviceChangeRecorder: DeviceChangeObserver {
         #expect(FrequencyAnalysis.dominantFrequency(frame, candidates: [220, 330, 440, 550, 880]) == 440)
     }
 
-    @Test func choosingAnALSADeviceFallsBackWithAWarning() throws {
-        let cards = FixtureSoundCards()
-        cards.set(cards: SoundCardFixtures.cards, pcm: SoundCardFixtures.pcm)
+    @Test func anALSADeviceThatCannotOpenFallsBackWithOneErrorLineEach() throws {
+        // Card 31, PCM 7: the last card index ALSA allows, and no card has that many PCMs, so this opens nowhere.
+        let missing = [
+            MediaDevice(label: "Gone: USB Audio (input)", type: .audioWiredHeadset, endpoint: .alsa(card: 31, device: 7, direction: .input)),
+            MediaDevice(label: "Gone: USB Audio (output)", type: .audioWiredHeadset, endpoint: .alsa(card: 31, device: 7, direction: .output)),
+        ]
         let logger = RecordingLogger()
-        let controller = DefaultDeviceController(logger: logger, virtualDevices: VirtualAudioDevices(),
-                                                 soundCards: { cards.devices.withLock { $0 } })
+        let controller = DefaultDeviceController(logger: logger, virtualDevices: VirtualAudioDevices(), soundCards: { missing })
         let headset = try #require(controller.listAudioDevices().first { $0.type == .audioWiredHeadset })
         controller.chooseAudioDevice(mediaDevice: headset)
         #expect(controller.getActiveAudioDevice() == headset)
         var source = controller.openInput(format: .mono48k)
-        #expect(source.read(frameMilliseconds: 20).isSilent)
+        #expect(source is SilenceAudioSource)
+        #expect(source.read(frameMilliseconds: 20).samples.count == 960)
         #expect(controller.openOutput(format: .mono48k) is NullAudioSink)
-        #expect(logger.messages(at: .ERROR).filter { $0.contains("does not capture from ALSA") }.count == 2)
+        let errors = logger.messages(at: .ERROR)
+        #expect(errors.count == 2)
+        #expect(errors.first { $0.contains("ALSA PCM plughw:31,7: cannot open") && $0.hasSuffix("sending silence") } != nil)
+        #expect(errors.first { $0.contains("ALSA PCM plughw:31,7: cannot open") && $0.hasSuffix("discarding received audio") } != nil)
+        #expect(!controller.isPolling)
     }
 
     @Test func watcherReportsEachChangeOnce() {
@@ -163,36 +187,31 @@ final class DeviceChangeRecorder: DeviceChangeObserver {
         #expect(watcher.update([silence]) == nil)
     }
 
-    @Test func refreshTellsObserversAboutHotPlugOnceAndForgetsRemovedChoices() throws {
+    @Test func refreshReportsHotPlugOnceAndForgetsRemovedChoices() throws {
         let cards = FixtureSoundCards()
         cards.set(cards: SoundCardFixtures.onboardOnlyCards, pcm: SoundCardFixtures.pcm)
         let controller = DefaultDeviceController(logger: RecordingLogger(), virtualDevices: VirtualAudioDevices(),
                                                  soundCards: { cards.devices.withLock { $0 } })
-        let observer = DeviceChangeRecorder()
-        controller.addDeviceChangeObserver(observer: observer)
         #expect(controller.refreshAudioDevices() == nil)
 
         cards.set(cards: SoundCardFixtures.cards, pcm: SoundCardFixtures.pcm)
+        let generation = controller.selectionGeneration
         let plugged = try #require(controller.refreshAudioDevices())
-        #expect(plugged.observers.count == 1 && plugged.observers.first === observer)
-        #expect(plugged.change.added.map(\.label) == ["Jabra EVOLVE 20 MS: USB Audio (input)", "Jabra EVOLVE 20 MS: USB Audio (output)"])
-        #expect(plugged.change.removed.isEmpty)
-        #expect(plugged.change.devices == controller.listAudioDevices())
+        #expect(plugged.added.map(\.label) == ["Jabra EVOLVE 20 MS: USB Audio (input)", "Jabra EVOLVE 20 MS: USB Audio (output)"])
+        #expect(plugged.removed.isEmpty)
+        #expect(plugged.devices == controller.listAudioDevices())
+        // The onboard devices stay first in the list, so the session keeps its devices.
+        #expect(controller.selectionGeneration == generation)
         #expect(controller.refreshAudioDevices() == nil)
 
-        controller.chooseAudioDevice(mediaDevice: plugged.change.added[0])
-        let generation = controller.selectionGeneration
+        controller.chooseAudioDevice(mediaDevice: plugged.added[0])
+        let chosen = controller.selectionGeneration
         cards.set(cards: SoundCardFixtures.onboardOnlyCards, pcm: SoundCardFixtures.pcm)
         let unplugged = try #require(controller.refreshAudioDevices())
-        #expect(unplugged.change.removed.map(\.label) == plugged.change.added.map(\.label))
+        #expect(unplugged.removed.map(\.label) == plugged.added.map(\.label))
         #expect(controller.activeInput?.label == "HDA Intel PCH: ALC3246 Analog (input)")
         #expect(controller.getActiveAudioDevice()?.label == "HDA Intel PCH: ALC3246 Analog (input)")
-        #expect(controller.selectionGeneration == generation + 1)
+        #expect(controller.selectionGeneration == chosen + 1)
         #expect(controller.refreshAudioDevices() == nil)
-
-        controller.removeDeviceChangeObserver(observer: observer)
-        cards.set(cards: SoundCardFixtures.cards, pcm: SoundCardFixtures.pcm)
-        #expect(controller.refreshAudioDevices()?.observers.isEmpty == true)
     }
 }
-

@@ -29,7 +29,8 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
                                                     callbackQueue: callbackQueue)
         self.activeSpeakerDetector = detector
         observers.add(detector as any RealtimeObserver)
-        let devices = DefaultDeviceController(logger: logger)
+        let devices = DefaultDeviceController(logger: logger, virtualDevices: VirtualAudioDevices(),
+                                              callbackQueue: callbackQueue, soundCards: { ALSASoundCards.list() })
         self.deviceController = devices
         do {
             let target = try SignalingSocket.Target(url: Self.signalingURL(configuration.urls.signalingUrl))

@@ -27,6 +27,10 @@ enum AudioDeviceEndpoint: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The ALSA name a session opens for PCM `device` of card `card`: `plughw:<card>,<device>`, the card's PCM behind
+    /// ALSA's `plug` layer, which converts the session's rate and channel count to what the card takes.
+    static func alsaPCMName(card: Int, device: Int) -> String { "plughw:\(card),\(device)" }
+
     /// A stable identifier such as `virtual:tone:440` or `alsa:hw:1,0:input`.
     var description: String {
         switch self {

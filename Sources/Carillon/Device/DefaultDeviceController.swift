@@ -1,4 +1,5 @@
 import CarillonCodecs
+import Dispatch
 import Foundation
 
 /// The SDK's ``DeviceController`` on Linux: ALSA cards read from `/proc/asound`, plus the virtual devices of a
@@ -15,40 +16,75 @@ import Foundation
 ///   choice. Until something is chosen, the first listed input and output are used. A device made by the app with
 ///   `MediaDevice(label:type:)` selects the listed device with the same label and type; one not listed is rejected
 ///   with an error log, changing nothing. No analytics events are published.
-/// * Carillon does not capture from or play to ALSA yet: choosing an ALSA device is accepted, but the session then
-///   sends silence or discards what it receives, with a warning in the log.
-/// * Device changes are found by polling (the engine calls ``refreshAudioDevices()`` about every 2 s); a chosen
-///   device that disappears falls back to the first listed device of its direction.
+/// * An ALSA device is opened as `plughw:<card>,<device>` (ALSA's plug layer converts the session's format to the
+///   card's), without blocking the session. One that cannot be opened (busy, gone) sends silence or discards audio,
+///   with an error in the log.
+/// * Device changes are found by polling `/proc/asound` every 2 s, while the controller has observers or has an ALSA
+///   device open. When the active input or output changes (a device appeared first in the list, or the one in use
+///   disappeared; a chosen device that disappears is forgotten, so its direction falls back to the first listed
+///   device), the session reopens its devices.
 ///
-/// Threading: safe from any thread (a lock guards the state); observers are called by the engine on the session's
-/// callback queue.
+/// Threading: safe from any thread (a lock guards the state); observers are called asynchronously on the session's
+/// callback queue (for a controller made with the public initializer, on a serial queue of its own).
 public final class DefaultDeviceController: DeviceController, @unchecked Sendable {
     /// The virtual devices listed after the real ones; register more here (the CLI does).
     public let virtualDevices: VirtualAudioDevices
 
     private let logger: any Logger
     private let listSoundCards: @Sendable () -> [MediaDevice]
+    private let callbackQueue: DispatchQueue
+    private let pollInterval: DispatchTimeInterval
+    private let pollQueue = DispatchQueue(label: "carillon.device-controller.poll")
+    /// Held across a whole refresh, so two refreshes cannot record their listings, or notify, out of order.
+    private let refreshLock = NSLock()
     private let lock = NSLock()
+    // Guarded by `lock`.
     private var observers: [ObjectIdentifier: any DeviceChangeObserver] = [:]
     private var chosenInput: MediaDevice?
     private var chosenOutput: MediaDevice?
     private var lastChosen: MediaDevice?
     private var watcher = DeviceWatcher()
+    private var listing: [MediaDevice] = []
     private var reportedNoSoundCards: Bool?
     private var generation: UInt64 = 0
+    private var pollTimer: (any DispatchSourceTimer)?
+    private weak var openCapture: ALSACaptureSource?
+    private weak var openPlayback: ALSAPlaybackSink?
 
-    /// Creates a controller listing this machine's ALSA devices and `virtualDevices`.
+    /// Observers and the list they are told about, handed to the callback queue; the observers are app objects,
+    /// touched there only, as every observer of the session is.
+    private struct Delivery: @unchecked Sendable {
+        let observers: [any DeviceChangeObserver]
+        let devices: [MediaDevice]
+    }
+
+    /// Creates a controller listing this machine's ALSA devices and `virtualDevices`; observers are called on a
+    /// serial queue of its own.
     public convenience init(logger: any Logger, virtualDevices: VirtualAudioDevices = VirtualAudioDevices()) {
         self.init(logger: logger, virtualDevices: virtualDevices, soundCards: { ALSASoundCards.list() })
     }
 
-    /// Creates a controller whose real devices come from `soundCards` (tests pass fixtures).
-    init(logger: any Logger, virtualDevices: VirtualAudioDevices, soundCards: @escaping @Sendable () -> [MediaDevice]) {
+    /// Creates a controller whose real devices come from `soundCards` (tests pass fixtures), calling observers on
+    /// `callbackQueue` and listing devices every `pollInterval` while it polls.
+    init(logger: any Logger, virtualDevices: VirtualAudioDevices,
+         callbackQueue: DispatchQueue = DispatchQueue(label: "carillon.device-controller.callbacks"),
+         pollInterval: DispatchTimeInterval = .seconds(2),
+         soundCards: @escaping @Sendable () -> [MediaDevice]) {
         self.logger = logger
         self.virtualDevices = virtualDevices
+        self.callbackQueue = callbackQueue
+        self.pollInterval = pollInterval
         listSoundCards = soundCards
         let initial = listAudioDevices()
-        lock.withLock { _ = watcher.update(initial) }
+        lock.withLock {
+            _ = watcher.update(initial)
+            listing = initial
+        }
+    }
+
+    deinit {
+        // The timer holds the controller weakly; without this it would go on firing into nothing.
+        pollTimer?.cancel()
     }
 
     // MARK: DeviceController
@@ -85,19 +121,19 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
             generation &+= 1
         }
         logger.info(msg: "chooseAudioDevice: \(direction == .input ? "input" : "output") is now \(match)")
-        if case .alsa = match.endpoint {
-            logger.error(msg: "chooseAudioDevice: Carillon does not \(direction == .input ? "capture from" : "play to") ALSA yet; \(match.label) will \(direction == .input ? "send silence" : "discard audio")")
-        }
     }
 
-    /// See ``DeviceController/addDeviceChangeObserver(observer:)``.
+    /// See ``DeviceController/addDeviceChangeObserver(observer:)``. The first observer starts the polling.
     public func addDeviceChangeObserver(observer: any DeviceChangeObserver) {
         lock.withLock { observers[ObjectIdentifier(observer)] = observer }
+        updatePolling()
     }
 
-    /// See ``DeviceController/removeDeviceChangeObserver(observer:)``.
+    /// See ``DeviceController/removeDeviceChangeObserver(observer:)``. A removed observer is not called again, even
+    /// for a change found before its removal; the last one stops the polling (unless an ALSA device is open).
     public func removeDeviceChangeObserver(observer: any DeviceChangeObserver) {
         _ = lock.withLock { observers.removeValue(forKey: ObjectIdentifier(observer)) }
+        updatePolling()
     }
 
     /// Does nothing: Carillon has no camera capture yet.
@@ -123,12 +159,16 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
     /// The speaker the session uses now.
     var activeOutput: MediaDevice? { active(.output, in: listAudioDevices()) }
 
-    /// Changes whenever a device is chosen or a chosen device disappears: the engine compares it every frame and
-    /// reopens its source and sink when it moved.
+    /// Changes whenever a device is chosen or a refresh finds that the active input or output changed: the engine
+    /// compares it every frame and reopens its source and sink when it moved.
     var selectionGeneration: UInt64 { lock.withLock { generation } }
 
-    /// Opens the active input for a session in `format`; silence when there is none, when it is an ALSA device, or
-    /// when it fails to open (each logged).
+    /// Whether the controller is polling for device changes now.
+    var isPolling: Bool { lock.withLock { pollTimer != nil } }
+
+    /// Opens the active input for a session in `format`; silence when there is none or when it fails to open (each
+    /// logged). The controller serves one session, which replaces its input with what this returns: an ALSA input
+    /// opened before is closed first, so that reopening the same card finds it free.
     func openInput(format: AudioFormat) -> any AudioInputSource {
         guard let device = activeInput else {
             logger.error(msg: "No audio input device: sending silence")
@@ -139,14 +179,25 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
             do { return try virtualDevices.openInput(device, format: format) } catch {
                 logger.error(msg: "Opening \(device) failed (\(error)): sending silence")
             }
-        case .alsa, .unspecified:
-            logger.error(msg: "Carillon does not capture from ALSA yet: \(device) sends silence")
+        case .alsa(let card, let pcm, _):
+            lock.withLock { openCapture }?.close()
+            do {
+                let source = try ALSACaptureSource(pcmName: AudioDeviceEndpoint.alsaPCMName(card: card, device: pcm),
+                                                   format: format, logger: logger)
+                lock.withLock { openCapture = source }
+                updatePolling()
+                return source
+            } catch {
+                logger.error(msg: "Opening \(device) failed (\(error)): sending silence")
+            }
+        case .unspecified:
+            logger.error(msg: "\(device) is bound to no device: sending silence")
         }
         return SilenceAudioSource(format: format)
     }
 
-    /// Opens the active output for a session in `format`; the null output when there is none, when it is an ALSA
-    /// device, or when it fails to open (each logged).
+    /// Opens the active output for a session in `format`; the null output when there is none or when it fails to
+    /// open (each logged). An ALSA output opened before is closed first, as for ``openInput(format:)``.
     func openOutput(format: AudioFormat) -> any AudioOutputSink {
         guard let device = activeOutput else {
             logger.error(msg: "No audio output device: discarding received audio")
@@ -157,35 +208,99 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
             do { return try virtualDevices.openOutput(device, format: format) } catch {
                 logger.error(msg: "Opening \(device) failed (\(error)): discarding received audio")
             }
-        case .alsa, .unspecified:
-            logger.error(msg: "Carillon does not play to ALSA yet: \(device) discards received audio")
+        case .alsa(let card, let pcm, _):
+            lock.withLock { openPlayback }?.close()
+            do {
+                let sink = try ALSAPlaybackSink(pcmName: AudioDeviceEndpoint.alsaPCMName(card: card, device: pcm),
+                                                format: format, logger: logger)
+                lock.withLock { openPlayback = sink }
+                updatePolling()
+                return sink
+            } catch {
+                logger.error(msg: "Opening \(device) failed (\(error)): discarding received audio")
+            }
+        case .unspecified:
+            logger.error(msg: "\(device) is bound to no device: discarding received audio")
         }
         return NullAudioSink(format: format)
     }
 
-    /// Lists the devices again and, when the list changed since the previous call, returns the observers to call
-    /// with the fresh list (the engine calls ``DeviceChangeObserver/audioDeviceDidChange(freshAudioDeviceList:)`` on
-    /// its callback queue). A chosen device that disappeared is forgotten, so its direction falls back to the first
-    /// listed device; ``selectionGeneration`` then moves.
-    func refreshAudioDevices() -> (observers: [any DeviceChangeObserver], change: DeviceWatcher.Change)? {
-        let devices = listAudioDevices()
-        let result: (observers: [any DeviceChangeObserver], change: DeviceWatcher.Change)? = lock.withLock {
-            guard let change = watcher.update(devices) else { return nil }
-            for removed in change.removed {
-                if chosenInput == removed { chosenInput = nil; generation &+= 1 }
-                if chosenOutput == removed { chosenOutput = nil; generation &+= 1 }
-                if lastChosen == removed { lastChosen = nil }
+    /// Lists the devices again and, when the list changed since the previous refresh, returns the change and calls
+    /// every observer's ``DeviceChangeObserver/audioDeviceDidChange(freshAudioDeviceList:)`` asynchronously on the
+    /// callback queue. A chosen device that disappeared is forgotten, so its direction falls back to the first listed
+    /// device; ``selectionGeneration`` moves when the active input or output changed. The poll timer calls this; so
+    /// may anyone.
+    @discardableResult
+    func refreshAudioDevices() -> DeviceWatcher.Change? {
+        refreshLock.withLock {
+            let devices = listAudioDevices()
+            let found: (change: DeviceWatcher.Change, observers: [any DeviceChangeObserver])? = lock.withLock {
+                guard let change = watcher.update(devices) else { return nil }
+                let before = (input: resolved(.input, in: listing), output: resolved(.output, in: listing))
+                for removed in change.removed {
+                    if chosenInput == removed { chosenInput = nil }
+                    if chosenOutput == removed { chosenOutput = nil }
+                    if lastChosen == removed { lastChosen = nil }
+                }
+                listing = devices
+                if resolved(.input, in: devices) != before.input || resolved(.output, in: devices) != before.output {
+                    generation &+= 1
+                }
+                return (change, Array(observers.values))
             }
-            return (Array(observers.values), change)
+            guard let found else { return nil }
+            logger.info(msg: "Audio devices changed: added \(found.change.added.map(\.label)), removed \(found.change.removed.map(\.label))")
+            if !found.observers.isEmpty {
+                let delivery = Delivery(observers: found.observers, devices: devices)
+                callbackQueue.async { [weak self] in self?.deliver(delivery) }
+            }
+            return found.change
         }
-        if let change = result?.change {
-            logger.info(msg: "Audio devices changed: added \(change.added.map(\.label)), removed \(change.removed.map(\.label))")
+    }
+
+    // MARK: Private
+
+    private func deliver(_ delivery: Delivery) {
+        for observer in delivery.observers {
+            // Checked here, not when the change was found, so that removing an observer stops its calls at once.
+            let current = lock.withLock { observers[ObjectIdentifier(observer)] }
+            guard let current, current === observer else { continue }
+            observer.audioDeviceDidChange(freshAudioDeviceList: delivery.devices)
         }
-        return result
+    }
+
+    /// Starts or stops the poll timer: it runs while someone is told about changes, or while an ALSA device is open
+    /// (its disappearance must move the session to another device).
+    private func updatePolling() {
+        lock.withLock {
+            let wanted = !observers.isEmpty || openCapture != nil || openPlayback != nil
+            if wanted, pollTimer == nil {
+                let timer = DispatchSource.makeTimerSource(queue: pollQueue)
+                timer.schedule(deadline: .now() + pollInterval, repeating: pollInterval)
+                // Weak: the controller owns the timer, not the other way round.
+                timer.setEventHandler { [weak self] in self?.poll() }
+                timer.resume()
+                pollTimer = timer
+            } else if !wanted, let timer = pollTimer {
+                timer.cancel()
+                pollTimer = nil
+            }
+        }
+    }
+
+    private func poll() {
+        refreshAudioDevices()
+        // A session that released its ALSA devices leaves nothing to watch for.
+        updatePolling()
     }
 
     private func active(_ direction: AudioDeviceEndpoint.Direction, in devices: [MediaDevice]) -> MediaDevice? {
-        let chosen = lock.withLock { direction == .input ? chosenInput : chosenOutput }
+        lock.withLock { resolved(direction, in: devices) }
+    }
+
+    /// The chosen device of `direction` if `devices` lists it, else the first listed one. Call with `lock` held.
+    private func resolved(_ direction: AudioDeviceEndpoint.Direction, in devices: [MediaDevice]) -> MediaDevice? {
+        let chosen = direction == .input ? chosenInput : chosenOutput
         if let chosen, devices.contains(chosen) { return chosen }
         return devices.first { $0.endpoint.direction == direction }
     }

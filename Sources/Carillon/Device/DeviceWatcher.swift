@@ -1,5 +1,6 @@
-/// Notices audio devices appearing and disappearing by comparing successive listings (the engine lists about every
-/// 2 s: ALSA has no change notification without libasound).
+/// Notices audio devices appearing and disappearing by comparing successive listings (``DefaultDeviceController``
+/// lists every 2 s while it polls: new sound cards are announced by udev, not by ALSA, and Carillon does not use
+/// udev).
 ///
 /// Sans-IO: fed listings, it returns the change, once per change. A value type; keep it with its owner.
 struct DeviceWatcher: Sendable {

@@ -1,7 +1,7 @@
 import CarillonCodecs
 
-/// A virtual speaker that discards what it is given, counting it; also what an ALSA playback device gives until
-/// Carillon plays to ALSA.
+/// A virtual speaker that discards what it is given, counting it; also what a session plays to when its output cannot
+/// be opened.
 ///
 /// Owned by the session's media loop (not thread-safe).
 final class NullAudioSink: AudioOutputSink {

@@ -1,7 +1,6 @@
 import CarillonCodecs
 
-/// A virtual microphone that is always silent; also what an ALSA capture device gives until Carillon captures from
-/// ALSA.
+/// A virtual microphone that is always silent; also what a session sends when its input cannot be opened.
 ///
 /// A value type owned by the session's media loop.
 struct SilenceAudioSource: AudioInputSource {
