@@ -115,15 +115,15 @@ extension BenchCommand {
             let wall = wallStart.duration(to: .now).seconds
             let server = ((ProcessCPUTime.seconds(pid: child.pid) ?? 0) - serverStart) / wall
             let load = ((ProcessCPUTime.seconds() ?? 0) - selfStart) / wall
-            let (reports, lossy) = counters.snapshot()
+            let (reports, lossy, lossyUplink) = counters.snapshot()
             for participant in participants { try? await participant.leave(timeout: .seconds(20)) }
 
             StandardOutput.line(String(format: "%d attendees, %d talkers, %d s: server %.1f %% of one core in total, %.3f %% per attendee",
                                        attendees, talkers, seconds, server * 100, server * 100 / Double(attendees)))
             StandardOutput.line(String(format: "load generator (this process, %d SDK sessions) %.1f %% of one core", attendees, load * 100))
             // Every session reports receive loss once a second only while the server's 50 packets/s arrive.
-            StandardOutput.line(String(format: "downlink check: %.1f loss reports per attendee per second (1.0 expected), %d with over 5 %% loss",
-                                       Double(reports) / Double(attendees) / Double(seconds), lossy))
+            StandardOutput.line(String(format: "flow check: %.1f metrics reports per attendee per second (1.0 expected); %d of them with over 5 %% downlink loss, %d with over 5 %% uplink loss",
+                                       Double(reports) / Double(attendees) / Double(seconds), lossy, lossyUplink))
         }
     }
 
@@ -249,18 +249,20 @@ final class OnsetSink: AudioOutputSink, @unchecked Sendable {
 
 /// Counts the metrics reports of many sessions: one per second per session means its downlink flows.
 final class MetricsCounter: MetricsObserver, Sendable {
-    private let counts = Mutex((reports: 0, lossy: 0))
+    private let counts = Mutex((reports: 0, lossy: 0, lossyUplink: 0))
 
     func metricsDidReceive(metrics: [AnyHashable: Any]) {
         guard let loss = metrics[AnyHashable(ObservableMetric.audioReceivePacketLossPercent)] as? Double else { return }
+        let sendLoss = metrics[AnyHashable(ObservableMetric.audioSendPacketLossPercent)] as? Double ?? 0
         counts.withLock {
             $0.reports += 1
             if loss > 5 { $0.lossy += 1 }
+            if sendLoss > 5 { $0.lossyUplink += 1 }
         }
     }
 
-    func reset() { counts.withLock { $0 = (0, 0) } }
-    func snapshot() -> (reports: Int, lossy: Int) { counts.withLock { $0 } }
+    func reset() { counts.withLock { $0 = (0, 0, 0) } }
+    func snapshot() -> (reports: Int, lossy: Int, lossyUplink: Int) { counts.withLock { $0 } }
 }
 
 /// `carillon serve` as a child process on free ports of 127.0.0.1, with a throw-away data directory and key.

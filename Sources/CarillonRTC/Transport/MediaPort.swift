@@ -24,11 +24,18 @@ public final class MediaPort: @unchecked Sendable {
         self.localAddress = localAddress
     }
 
+    /// Socket buffer size asked for: every attendee of every meeting arrives on this one socket (250 attendees send
+    /// 12 500 packets a second), so the default ~200 KiB overflows within a few milliseconds of a busy loop. The
+    /// kernel caps it at `net.core.rmem_max`/`wmem_max`.
+    public static let socketBufferBytes = 4 << 20
+
     /// Binds the port.
     public static func bind(host: String, port: Int, group: any EventLoopGroup) async throws -> MediaPort {
         let router = Router()
         let channel = try await DatagramBootstrap(group: group)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(socketBufferBytes))
+            .channelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(socketBufferBytes))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(router) }
             }
