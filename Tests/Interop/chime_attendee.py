@@ -2,10 +2,13 @@
 
 It speaks the signaling protocol of shared/specs/signaling.md over WebSocket (0x05 type byte + SdkSignalFrame),
 JOINs, SUBSCRIBEs with an aiortc offer (one audio transceiver sending the given track), applies the answer, and
-records what the server tells it (roster, audio metadata) and what it receives on its audio track.
+records what the server tells it (roster, audio metadata) and what it receives on its audio track (the first channel
+of every decoded frame, as 16-bit samples). `ToneTrack` is a microphone for it that plays a sine tone.
 """
 import array
 import asyncio
+import fractions
+import math
 import os
 import random
 import subprocess
@@ -14,9 +17,10 @@ import tempfile
 import time
 
 import aioice.ice
+import av
 import websockets
 from aiortc import RTCPeerConnection, RTCSessionDescription
-from aiortc.mediastreams import MediaStreamError
+from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 
 # aioice leaves loopback out of its host candidates; these tests must use nothing else.
 aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: ["127.0.0.1"]
@@ -38,6 +42,41 @@ def load_signaling_protocol():
 pb = load_signaling_protocol()
 
 
+class ToneTrack(MediaStreamTrack):
+    """An audio track playing a sine tone: 20 ms frames of 48 kHz mono s16, paced in real time like aiortc's
+    AudioStreamTrack (each frame is due at start + its timestamp)."""
+
+    kind = "audio"
+    sample_rate = 48000
+    samples_per_frame = 960
+
+    def __init__(self, frequency, amplitude=0.25):
+        super().__init__()
+        self.frequency = frequency
+        self.amplitude = amplitude
+        self._start = None
+        self._timestamp = 0
+
+    async def recv(self):
+        if self.readyState != "live":
+            raise MediaStreamError
+        if self._start is None:
+            self._start = time.time()
+        else:
+            self._timestamp += self.samples_per_frame
+            await asyncio.sleep(self._start + self._timestamp / self.sample_rate - time.time())
+        peak = self.amplitude * 32767
+        step = 2 * math.pi * self.frequency / self.sample_rate
+        samples = array.array("h", (round(peak * math.sin(step * (self._timestamp + index)))
+                                    for index in range(self.samples_per_frame)))
+        frame = av.AudioFrame(format="s16", layout="mono", samples=self.samples_per_frame)
+        frame.planes[0].update(samples.tobytes())
+        frame.pts = self._timestamp
+        frame.sample_rate = self.sample_rate
+        frame.time_base = fractions.Fraction(1, self.sample_rate)
+        return frame
+
+
 class ChimeAttendee:
     """One attendee session: signaling socket plus an aiortc peer connection."""
 
@@ -51,8 +90,9 @@ class ChimeAttendee:
         self.roster = {}            # stream id -> attendee id
         self.metadata = []          # lists of (attendee id, volume or None, signal strength or None)
         self.frames_received = 0
-        self.received_samples = array.array("h")   # mono, at received_rate
-        self.received_rate = None
+        self.received_audio = array.array("h")   # first channel of every received frame
+        self.received_sample_rate = None
+        self.receive_error = None   # what stopped the consumer early, if anything did
         self.frame_types = []
         self._reader = None
         self._pinger = None
@@ -153,18 +193,21 @@ class ChimeAttendee:
             while True:
                 frame = await track.recv()
                 self.frames_received += 1
-                self._keep(frame)
+                self._record(frame)
         except MediaStreamError:
             pass
+        except Exception as error:  # a task's exception would go unseen: keep it for the test
+            self.receive_error = error
 
-    def _keep(self, frame):
-        """Appends the first channel of a decoded frame (packed s16, as aiortc's Opus decoder gives it)."""
+    def _record(self, frame):
+        """Appends the first channel of a decoded frame (aiortc's Opus decoder gives packed s16 stereo)."""
         if frame.format.name != "s16":
-            return
-        samples = array.array("h", bytes(frame.planes[0]))
+            raise ValueError(f"unexpected received sample format {frame.format.name}")
         channels = len(frame.layout.channels)
-        self.received_rate = frame.sample_rate
-        self.received_samples.extend(samples[::channels])
+        # The plane may be padded beyond the frame's samples.
+        samples = array.array("h", bytes(frame.planes[0])[:frame.samples * channels * 2])
+        self.received_audio.extend(samples[::channels])
+        self.received_sample_rate = frame.sample_rate
 
     async def leave(self):
         if self.socket is not None:
