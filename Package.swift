@@ -120,7 +120,9 @@ let package = Package(
         .testTarget(name: "CarillonProtocolTests", dependencies: ["CarillonProtocol"], swiftSettings: strict),
         .testTarget(
             name: "CarillonRTCTests",
-            dependencies: ["CarillonRTC", .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: [
+                "CarillonRTC", .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "CarillonCodecsTests", dependencies: ["CarillonCodecs"], swiftSettings: strict),

@@ -1,3 +1,4 @@
+import CarillonRTC
 import Dispatch
 import NIOCore
 import NIOPosix
@@ -16,8 +17,7 @@ public final class DefaultActiveSpeakerDetector: ActiveSpeakerDetectorFacade, Re
     private let callbackQueue: DispatchQueue
     // Confined to `eventLoop`.
     private var detector: ActiveSpeakerDetector
-    private var timer: Scheduled<Void>?
-    private var timerDeadline: NIODeadline?
+    private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.apply { $0.advance(to: $1) } }
 
     /// Creates a detector for the session of `selfAttendeeId` that calls observers on `DispatchQueue.main`.
     public convenience init(selfAttendeeId: String) {
@@ -34,8 +34,6 @@ public final class DefaultActiveSpeakerDetector: ActiveSpeakerDetectorFacade, Re
         self.callbackQueue = callbackQueue
         self.eventLoop = eventLoop
     }
-
-    deinit { timer?.cancel() }
 
     // MARK: ActiveSpeakerDetectorFacade
 
@@ -117,19 +115,6 @@ public final class DefaultActiveSpeakerDetector: ActiveSpeakerDetectorFacade, Re
     }
 
     private func rescheduleTimer() {
-        let deadline = detector.nextDeadline
-        guard deadline != timerDeadline else { return }
-        timer?.cancel()
-        timerDeadline = deadline
-        guard let deadline else {
-            timer = nil
-            return
-        }
-        timer = eventLoop.scheduleTask(deadline: deadline) { [weak self] in
-            guard let self else { return }
-            self.timerDeadline = nil
-            self.timer = nil
-            self.apply { $0.advance(to: $1) }
-        }
+        timer.follow(detector.nextDeadline)
     }
 }

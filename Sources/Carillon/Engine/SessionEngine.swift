@@ -24,8 +24,7 @@ final class SessionEngine: @unchecked Sendable {
     // Confined to `eventLoop`.
     private var core: SignalingSessionCore
     private var socket: SignalingSocket?
-    private var timer: Scheduled<Void>?
-    private var timerDeadline: NIODeadline?
+    private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.apply { $0.tick(now: $1) } }
     private var media: SessionMedia?
     /// Bumped whenever media is torn down, so a late bind or event of an abandoned connection is ignored.
     private var mediaGeneration = 0
@@ -445,20 +444,7 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     private func rescheduleTimer() {
-        let deadline = core.nextDeadline
-        guard deadline != timerDeadline else { return }
-        timer?.cancel()
-        timerDeadline = deadline
-        guard let deadline else {
-            timer = nil
-            return
-        }
-        timer = eventLoop.scheduleTask(deadline: deadline) { [weak self] in
-            guard let self else { return }
-            self.timerDeadline = nil
-            self.timer = nil
-            self.apply { $0.tick(now: $1) }
-        }
+        timer.follow(core.nextDeadline)
     }
 
     // MARK: Delivering to the app

@@ -16,8 +16,8 @@ public final class MeetingRoom: @unchecked Sendable {
     // Confined to `eventLoop`.
     private var core: MeetingSignalingCore
     private var sinks: [SignalingConnectionID: AsyncStream<SignalingOutbound>.Continuation] = [:]
-    private var timer: Scheduled<Void>?
-    private var timerDeadline: NIODeadline?
+    /// The core's one timer.
+    private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.apply { $0.tick(now: $1) } }
     private let media: MeetingMedia?
 
     /// Creates the room of a meeting on `eventLoop`; without a media context SUBSCRIBE is refused.
@@ -175,18 +175,6 @@ public final class MeetingRoom: @unchecked Sendable {
     }
 
     private func rescheduleTimer() {
-        let deadline = core.nextDeadline
-        guard deadline != timerDeadline else { return }
-        timer?.cancel()
-        timerDeadline = deadline
-        guard let deadline else {
-            timer = nil
-            return
-        }
-        timer = eventLoop.scheduleTask(deadline: deadline) {
-            self.timerDeadline = nil
-            self.timer = nil
-            self.apply { $0.tick(now: $1) }
-        }
+        timer.follow(core.nextDeadline)
     }
 }
