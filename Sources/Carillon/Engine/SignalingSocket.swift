@@ -47,6 +47,9 @@ final class SignalingSocket: @unchecked Sendable {
     /// The local end of the connection to the server (the interface that reaches it), once connected.
     var localAddress: SocketAddress? { channel?.localAddress }
     private var closedReported = false
+    /// Set once the WebSocket upgrade completed: before that the pipeline speaks HTTP, and a WebSocket frame written
+    /// into it traps in NIO.
+    private var upgraded = false
     private let onEvent: (Event) -> Void
 
     private init(eventLoop: any EventLoop, onEvent: @escaping (Event) -> Void) {
@@ -76,6 +79,7 @@ final class SignalingSocket: @unchecked Sendable {
                             try handlers.addHandler(NIOWebSocketFrameAggregator(
                                 minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 64, maxAccumulatedFrameSize: 1 << 20))
                             try handlers.addHandler(SignalingFrameHandler(socket: socket))
+                            socket.upgraded = true
                             socket.report(.opened)
                         }
                     }
@@ -95,6 +99,8 @@ final class SignalingSocket: @unchecked Sendable {
             switch result {
             case .success(let channel):
                 socket.channel = channel
+                // Closed by its owner while connecting: nobody wants this connection any more.
+                if socket.closedReported { channel.close(promise: nil) }
                 channel.closeFuture.whenComplete { _ in socket.report(.closed(code: nil)) }
             case .failure:
                 socket.report(.closed(code: nil))
@@ -106,16 +112,20 @@ final class SignalingSocket: @unchecked Sendable {
     /// Sends one binary message (masked, as a client must).
     func send(_ bytes: [UInt8]) {
         eventLoop.assertInEventLoop()
-        guard let channel, !closedReported else { return }
+        guard let channel, upgraded, !closedReported else { return }
         let frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: channel.allocator.buffer(bytes: bytes))
         channel.writeAndFlush(frame, promise: nil)
     }
 
-    /// Sends a close frame and closes; the owner gets no further events.
+    /// Sends a close frame and closes (before the upgrade completed, just closes); the owner gets no further events.
     func close() {
         eventLoop.assertInEventLoop()
         closedReported = true
         guard let channel else { return }
+        guard upgraded else {
+            channel.close(promise: nil)
+            return
+        }
         var payload = channel.allocator.buffer(capacity: 2)
         payload.writeInteger(UInt16(1000))
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: payload)
