@@ -115,4 +115,25 @@ struct AudioConditionsEndToEndTests {
             #expect(sendLoss.count >= 3 && (3...20).contains(averageSend), "\(attendee.name) send loss \(sendLoss)")
         }
     }
+
+    @Test func aSessionWithoutAudioDevicesOpensNoneEvenWhenOneIsChosenMidCall() async throws {
+        let harness = try await ServerHarness.start()
+        defer { Task { await harness.stop() } }
+        let meeting = try await harness.createMeeting()
+        let session = DefaultMeetingSession(configuration: try await harness.configuration(meeting: meeting, name: "quiet"),
+                                            logger: ConsoleLogger(name: "quiet", level: .OFF))
+        let probe = SessionProbe(name: "quiet")
+        session.audioVideo.addAudioVideoObserver(observer: probe)
+        try session.audioVideo.start(audioVideoConfiguration: AudioVideoConfiguration(audioDeviceCapabilities: .none))
+        try await probe.wait("quiet started") { $0.starts == [false] }
+        // Choosing a recorder mid-call makes the session reopen its devices; without capabilities it must not open it.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("carillon-none-\(UUID().uuidString).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let devices = try #require(session.audioVideo as? DefaultAudioVideoFacade).deviceController.virtualDevices
+        session.audioVideo.chooseAudioDevice(mediaDevice: devices.addRecorder(path: path))
+        try await Task.sleep(for: .milliseconds(500))
+        session.audioVideo.stop()
+        try await probe.wait("quiet stopped") { $0.stopStatus != nil }
+        #expect(!FileManager.default.fileExists(atPath: path), "a session with capabilities none opened the recorder")
+    }
 }

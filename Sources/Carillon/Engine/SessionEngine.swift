@@ -305,13 +305,7 @@ final class SessionEngine: @unchecked Sendable {
             send.setMuted(core.isMuted)
             let receive = try AudioReceivePipeline(audioMode: mode, payloadType: media.opusPayloadType)
             receive.decodes = audioConfiguration.audioDeviceCapabilities != .none
-            // Without input capability the session sends silence (DTX keeps it to a few bytes), as Chime sends
-            // "muted" packets; without output capability nothing is played.
-            let capabilities = audioConfiguration.audioDeviceCapabilities
-            let input: any AudioInputSource = capabilities == .inputAndOutput
-                ? deviceController.openInput(format: format) : SilenceAudioSource(format: format)
-            let output: any AudioOutputSink = capabilities == .none
-                ? NullAudioSink(format: format) : deviceController.openOutput(format: format)
+            let (input, output) = openDevices(format: format)
             let now = NIODeadline.now()
             audio = SessionAudio(input: input, output: output, send: send, receive: receive,
                                  deviceGeneration: deviceController.selectionGeneration, nextFrame: now,
@@ -321,6 +315,17 @@ final class SessionEngine: @unchecked Sendable {
         } catch {
             logger.error(msg: "audio cannot start: \(error)")
         }
+    }
+
+    /// The chosen devices as the capabilities allow: without input capability the session sends silence (DTX keeps
+    /// it to a few bytes), as Chime sends "muted" packets; without output capability nothing is played.
+    private func openDevices(format: AudioFormat) -> (input: any AudioInputSource, output: any AudioOutputSink) {
+        let capabilities = audioConfiguration.audioDeviceCapabilities
+        let input: any AudioInputSource = capabilities == .inputAndOutput
+            ? deviceController.openInput(format: format) : SilenceAudioSource(format: format)
+        let output: any AudioOutputSink = capabilities == .none
+            ? NullAudioSink(format: format) : deviceController.openOutput(format: format)
+        return (input, output)
     }
 
     /// One-shot timers on a fixed 20 ms grid, so capture and playback do not drift with the loop's delays.
@@ -339,10 +344,9 @@ final class SessionEngine: @unchecked Sendable {
         audio.timer = nil
         let now = NIODeadline.now()
         if deviceController.selectionGeneration != audio.deviceGeneration {
-            // The app chose another device: reopen both ends.
+            // The app chose another device: reopen both ends (within the session's capabilities).
             audio.output.close()
-            audio.input = deviceController.openInput(format: audioConfiguration.audioMode.format)
-            audio.output = deviceController.openOutput(format: audioConfiguration.audioMode.format)
+            (audio.input, audio.output) = openDevices(format: audioConfiguration.audioMode.format)
             audio.deviceGeneration = deviceController.selectionGeneration
         }
         if let packet = audio.send.process(audio.input.read(frameMilliseconds: 20)) {
