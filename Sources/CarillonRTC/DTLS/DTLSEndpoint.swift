@@ -38,6 +38,7 @@ public final class DTLSEndpoint {
     private let bridge: DTLSDatagramBridge
     private var handshakeDeadline: NIODeadline?
     private var pendingEvents: [DTLSEvent] = []
+    private var screen = DTLSRecordScreen()
 
     /// The exporter label of RFC 5764 §4.2.
     static let exporterLabel = "EXTRACTOR-dtls_srtp"
@@ -167,10 +168,11 @@ public final class DTLSEndpoint {
     public func receive(_ datagram: [UInt8], now: NIODeadline) -> (datagrams: [[UInt8]], events: [DTLSEvent]) {
         var events = takePendingEvents()
         if state == .new, role == .server { state = .handshaking }
-        guard state == .handshaking || state == .connected, let first = datagram.first, (20...63).contains(first)
+        guard state == .handshaking || state == .connected, let first = datagram.first, (20...63).contains(first),
+              let screened = screen.screen(datagram)
         else { return ([], events) }
         bridge.now = now
-        bridge.inbound = datagram
+        bridge.inbound = screened
         switch state {
         case .handshaking:
             if handshakeDeadline == nil { handshakeDeadline = now + handshakeTimeout }
@@ -283,9 +285,20 @@ public final class DTLSEndpoint {
             return failAfterHandshake(.openSSL(draining: "SSL_export_keying_material"))
         }
         keyingMaterial = material
+        screen.minimumProtectedLength = Self.minimumProtectedRecordLength(cipherNID: SSL_get_current_cipher(ssl).map(SSL_CIPHER_get_cipher_nid))
         state = .connected
         bridge.retransmitDeadline = nil
         return [.connected(material)]
+    }
+
+    /// The smallest protected record the negotiated cipher can produce (see ``DTLSRecordScreen``).
+    static func minimumProtectedRecordLength(cipherNID: Int32?) -> Int {
+        switch cipherNID {
+        case NID_aes_128_gcm, NID_aes_256_gcm: 8 + 16
+        case NID_chacha20_poly1305: 16
+        case nil: DTLSRecordScreen.smallestExpansion
+        default: 16 + 16 + 16  // CBC: IV, one block, and the 20-byte MAC makes it at least three blocks' worth
+        }
     }
 
     /// After the handshake the peer may still send its retransmissions, alerts, close_notify or (ignored) data.
