@@ -12,13 +12,10 @@ private final class Attendee {
     static let payloadType: UInt8 = 111
 
     let id: AudioMixer.ParticipantID
-    let streamId: UInt32
     let ssrc: UInt32
     var tone: ToneGenerator?
     /// Whether it sends at all (an attendee that sends nothing still receives).
     var sending = true
-    /// Whether its packets carry the level extension.
-    var sendsLevel = true
     private let encoder: OpusEncoder
     private let decoder: OpusDecoder
     private var sequenceNumber: UInt16 = 65_500
@@ -29,7 +26,6 @@ private final class Attendee {
 
     init(_ number: UInt64, frequency: Double?, amplitude: Double = 0.2) throws {
         id = AudioMixer.ParticipantID(number)
-        streamId = UInt32(number) + 100
         ssrc = UInt32(number) + 0xA000
         tone = frequency.map { ToneGenerator(frequency: $0, amplitude: amplitude) }
         encoder = try OpusEncoder(format: .mono48k, application: .voip, dtx: false)
@@ -45,8 +41,8 @@ private final class Attendee {
             sequenceNumber &+= 1
             timestamp &+= 960
         }
-        let extensions: [(id: UInt8, value: [UInt8])] = sendsLevel
-            ? [(Self.levelExtensionId, RTPHeaderExtensionValue.audioLevelValue(voice: level <= 50, level: level))] : []
+        let extensions: [(id: UInt8, value: [UInt8])] =
+            [(Self.levelExtensionId, RTPHeaderExtensionValue.audioLevelValue(voice: level <= 50, level: level))]
         return RTPPacket(payloadType: Self.payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc,
                          extensions: extensions, payload: payload[...])
     }
@@ -91,7 +87,7 @@ private final class Meeting {
 
     func add(_ attendee: Attendee) {
         attendees.append(attendee)
-        mixer.addParticipant(attendee.id, attendeeId: "attendee-\(attendee.id.rawValue)", streamId: attendee.streamId,
+        mixer.addParticipant(attendee.id, attendeeId: "attendee-\(attendee.id.rawValue)",
                              outboundSSRC: attendee.ssrc &+ 0x1_0000, payloadType: Attendee.payloadType)
     }
 
@@ -110,7 +106,8 @@ private final class Meeting {
             for attendee in attendees where attendee.sending {
                 let packet = try attendee.nextPacket()
                 guard !drop(attendee, frame) else { continue }
-                mixer.receive(packet, from: attendee.id, audioLevelExtensionId: Attendee.levelExtensionId, arrival: now)
+                mixer.receive(packet, from: attendee.id, level: packet.audioLevel(extensionId: Attendee.levelExtensionId),
+                              arrival: now)
             }
             let output = mixer.tick(now: now)
             packetsPerTick.append(output.count)
@@ -198,7 +195,7 @@ private final class Meeting {
         #expect(mixer.nextDeadline == nil)
         #expect(mixer.tick(now: .uptimeNanoseconds(1_000)).isEmpty)
         let id = AudioMixer.ParticipantID(1)
-        mixer.addParticipant(id, attendeeId: "a", streamId: 1, outboundSSRC: 9, payloadType: 111)
+        mixer.addParticipant(id, attendeeId: "a", outboundSSRC: 9, payloadType: 111)
         let start = NIODeadline.uptimeNanoseconds(5_000_000_000)
         #expect(try #require(mixer.nextDeadline) <= start, "the first tick is due at once")
         #expect(mixer.tick(now: start).map(\.to) == [id])
@@ -224,7 +221,6 @@ private final class Meeting {
         expect(third, hears: [440], not: [660, 880])
         expect(listener, hears: [440, 880], not: [660])
         expect(muted, hears: [440, 880], not: [660])
-        #expect(meeting.mixer.volumes().first { $0.streamId == muted.streamId }?.level == 127)
 
         meeting.mixer.setMuted(false, for: muted.id)
         try meeting.run(10)
@@ -297,42 +293,6 @@ private final class Meeting {
         #expect(meeting.mixer.currentSpeakers.count == 2)
     }
 
-    @Test func volumesReportLevelsAndChangesReportOnlyChanges() throws {
-        let amplitudes = [0.5, 0.2, 0.05]
-        let talkers = try zip(Self.tones, amplitudes).enumerated().map {
-            try Attendee(UInt64($0.offset + 1), frequency: $0.element.0, amplitude: $0.element.1)
-        }
-        let listener = try Attendee(4, frequency: nil)
-        let meeting = try Meeting(talkers + [listener])
-        try meeting.run(25)
-        let volumes = meeting.mixer.volumes()
-        #expect(volumes.map(\.streamId) == meeting.attendees.map(\.streamId))
-        for (talker, amplitude) in zip(talkers, amplitudes) {
-            // A sine of peak A has an RMS of A/√2.
-            let expected = AudioLevel.rfc6464Level(dBov: FrequencyAnalysis.decibels(amplitude * amplitude / 2))
-            let reported = try #require(volumes.first { $0.streamId == talker.streamId }?.level)
-            #expect(abs(Int(reported) - Int(expected)) <= 1, "\(talker.id): \(reported), expected \(expected)")
-        }
-        #expect(volumes.last?.level == 127)
-
-        #expect(meeting.mixer.volumeChanges().count == 4, "the first call reports everyone")
-        #expect(meeting.mixer.volumeChanges().isEmpty, "nothing changed since")
-        try meeting.run(5)
-        #expect(meeting.mixer.volumeChanges().isEmpty, "steady tones keep their levels")
-
-        talkers[1].tone = nil
-        try meeting.run(3)
-        let changes = meeting.mixer.volumeChanges()
-        #expect(changes.map(\.streamId) == [talkers[1].streamId])
-        #expect(try #require(changes.first?.level) > 40)
-        try meeting.run(40)
-        #expect(meeting.mixer.volumeChanges().map(\.streamId) == [talkers[1].streamId])
-        #expect(meeting.mixer.volumes()[1].level == 127)
-
-        meeting.mixer.setMuted(true, for: talkers[0].id)
-        #expect(meeting.mixer.volumeChanges().map { [$0.streamId, UInt32($0.level)] } == [[talkers[0].streamId, 127]])
-    }
-
     @Test func aRemovedParticipantGetsNothingAndIsNoLongerHeard() throws {
         let listener = try Attendee(4, frequency: nil)
         let meeting = try Meeting(try talkers() + [listener])
@@ -346,7 +306,7 @@ private final class Meeting {
         #expect(meeting.packetsPerTick.suffix(60).allSatisfy { $0 == 3 })
         expect(listener, hears: [440, 880], not: [660])
         expect(meeting.attendees[0], hears: [880], not: [440, 660])
-        #expect(meeting.mixer.volumes().map(\.streamId) == meeting.attendees.map(\.streamId))
+        #expect(meeting.mixer.participantCount == meeting.attendees.count)
         #expect(!meeting.mixer.currentSpeakers.contains(leaving.id))
 
         // The leaver's speaker slot is free again: a newcomer takes it.
@@ -359,23 +319,11 @@ private final class Meeting {
         expect(newcomer, hears: [440, 880], not: [660, 1_100])
     }
 
-    @Test func levelsAreMeasuredWhenTheExtensionIsMissing() throws {
-        let listener = try Attendee(4, frequency: nil)
-        let meeting = try Meeting(try talkers() + [listener])
-        for attendee in meeting.attendees { attendee.sendsLevel = false }
-        try meeting.run(10)
-        try meeting.run(50, record: true)
-        expect(listener, hears: Self.tones, not: [])
-        expect(meeting.attendees[2], hears: [440, 660], not: [880])
-        // Decoded digital silence is not quite zero; measured, it is still far below the voice threshold.
-        #expect(try #require(meeting.mixer.volumes().last?.level) > 90)
-    }
-
     @Test func stereoUplinksAreDownmixed() throws {
         let mixer = try AudioMixer()
         let (talker, listener) = (AudioMixer.ParticipantID(1), AudioMixer.ParticipantID(2))
-        mixer.addParticipant(talker, attendeeId: "t", streamId: 1, outboundSSRC: 11, payloadType: 111)
-        mixer.addParticipant(listener, attendeeId: "l", streamId: 2, outboundSSRC: 12, payloadType: 111)
+        mixer.addParticipant(talker, attendeeId: "t", outboundSSRC: 11, payloadType: 111)
+        mixer.addParticipant(listener, attendeeId: "l", outboundSSRC: 12, payloadType: 111)
         let encoder = try OpusEncoder(format: .stereo48k, application: .audio, bitrate: 64_000, dtx: false)
         let decoder = try OpusDecoder(format: .mono48k)
         var tone = ToneGenerator(frequency: 500, amplitude: 0.2, format: .stereo48k)
@@ -385,7 +333,7 @@ private final class Meeting {
             let payload = try encoder.encode(tone.next())
             let packet = RTPPacket(payloadType: 111, sequenceNumber: UInt16(frame), timestamp: UInt32(frame * 960),
                                    ssrc: 5, extensions: [(1, [14])], payload: payload[...])
-            mixer.receive(packet, from: talker, audioLevelExtensionId: 1, arrival: now)
+            mixer.receive(packet, from: talker, level: packet.audioLevel(extensionId: 1), arrival: now)
             for (to, bytes) in mixer.tick(now: now) where to == listener {
                 let samples = try decoder.decode(Array(try RTPPacket(parsing: bytes).payload)).samples
                 if frame >= 10 { heard += samples }

@@ -30,8 +30,6 @@ final class ALSACaptureSource: AudioInputSource {
         scratch = [Int16](repeating: 0, count: pcm.bufferFrames * format.channels)
     }
 
-    deinit { pcm.close() }
-
     /// The ALSA name the source captures from.
     var pcmName: String { pcm.name }
 

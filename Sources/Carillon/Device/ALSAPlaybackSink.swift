@@ -27,8 +27,6 @@ final class ALSAPlaybackSink: AudioOutputSink {
         self.format = format
     }
 
-    deinit { pcm.close() }
-
     /// The ALSA name the sink plays to.
     var pcmName: String { pcm.name }
 

@@ -65,19 +65,3 @@ public struct NackGenerator: Sendable {
         return request
     }
 }
-
-/// Extends 16-bit RTP sequence numbers to 64 bits across wrap-arounds (a jump of less than half the space is forward).
-struct SequenceUnwrapper: Sendable {
-    private var last: Int64?
-
-    mutating func unwrap(_ value: UInt16) -> Int64 {
-        guard let last else {
-            self.last = Int64(value)
-            return Int64(value)
-        }
-        let delta = Int64(Int16(bitPattern: value &- UInt16(truncatingIfNeeded: last)))
-        let extended = last + delta
-        if extended > last { self.last = extended }
-        return extended
-    }
-}

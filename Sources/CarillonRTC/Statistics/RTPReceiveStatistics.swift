@@ -7,10 +7,11 @@ import NIOCore
 public struct RTPReceiveStatistics: Sendable {
     /// RTP clock rate of the stream (48 000 for Opus, 90 000 for video).
     public let clockRate: Int
-    private var baseSequence: UInt32 = 0
-    private var highestSequence: UInt16 = 0
-    private var cycles: UInt32 = 0
-    private var started = false
+    private var unwrapper = SequenceUnwrapper()
+    /// The first sequence number seen, extended; nil before the first packet.
+    private var baseSequence: Int64?
+    /// The highest sequence number seen, extended.
+    private var highestSequence: Int64 = 0
     private var received: UInt64 = 0
     private var expectedAtLastReport: UInt64 = 0
     private var receivedAtLastReport: UInt64 = 0
@@ -28,11 +29,11 @@ public struct RTPReceiveStatistics: Sendable {
     public var packetsReceived: UInt64 { received }
 
     /// The highest sequence number seen, extended with the wrap-around count.
-    public var extendedHighestSequence: UInt32 { cycles &+ UInt32(highestSequence) }
+    public var extendedHighestSequence: UInt32 { UInt32(truncatingIfNeeded: highestSequence) }
 
     /// Packets expected from the first to the highest sequence number seen.
     public var packetsExpected: UInt64 {
-        started ? UInt64(extendedHighestSequence) - UInt64(baseSequence) + 1 : 0
+        baseSequence.map { UInt64(highestSequence - $0 + 1) } ?? 0
     }
 
     /// Cumulative packets lost (expected minus received; negative when duplicates outnumber losses).
@@ -46,17 +47,13 @@ public struct RTPReceiveStatistics: Sendable {
 
     /// Records one packet.
     public mutating func record(sequenceNumber: UInt16, rtpTimestamp: UInt32, arrival: NIODeadline) {
-        if !started {
-            started = true
-            baseSequence = UInt32(sequenceNumber)
-            highestSequence = sequenceNumber
+        // A forward step of less than half the space is new; a wrap past zero starts a new cycle.
+        let sequence = unwrapper.unwrap(sequenceNumber)
+        if baseSequence == nil {
+            baseSequence = sequence
+            highestSequence = sequence
         } else {
-            let delta = sequenceNumber &- highestSequence
-            // A forward step of less than half the space is new; a wrap past zero starts a new cycle.
-            if delta != 0 && delta < 0x8000 {
-                if sequenceNumber < highestSequence { cycles &+= 1 << 16 }
-                highestSequence = sequenceNumber
-            }
+            highestSequence = max(highestSequence, sequence)
         }
         received += 1
         // Jitter (A.8): transit time differences in timestamp units, smoothed with gain 1/16.

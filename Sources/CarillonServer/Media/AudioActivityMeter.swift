@@ -1,3 +1,5 @@
+import CarillonRTC
+
 /// Per-attendee volume and uplink signal strength for AUDIO_METADATA, read from the `ssrc-audio-level` header
 /// extension and the sequence numbers of received packets, without decoding them (sans-IO).
 ///
@@ -21,21 +23,13 @@ struct AudioActivityMeter {
         var highest: Int64?
         var highestAtReport: Int64?
         var intervalsWithoutPackets = AudioActivityMeter.silentIntervals
-        var unwrapper = SequenceWindow()
-    }
+        var unwrapper = SequenceUnwrapper()
 
-    /// Extends 16-bit sequence numbers (enough here: packets only ever move forward by small steps).
-    private struct SequenceWindow {
-        private var last: Int64?
-        mutating func extend(_ sequence: UInt16) -> Int64 {
-            guard let last else {
-                self.last = Int64(sequence)
-                return Int64(sequence)
-            }
-            let delta = Int64(Int16(bitPattern: sequence &- UInt16(truncatingIfNeeded: last)))
-            let extended = last + delta
-            self.last = max(last, extended)
-            return extended
+        mutating func record(sequenceNumber: UInt16, level: UInt8?) {
+            received += 1
+            let extended = unwrapper.unwrap(sequenceNumber)
+            highest = max(highest ?? extended, extended)
+            if let level { loudest = min(loudest, level) }
         }
     }
 
@@ -58,12 +52,8 @@ struct AudioActivityMeter {
 
     /// Counts one received audio packet, its sequence number and its level (nil when it carries none).
     mutating func record(_ attendeeId: String, sequenceNumber: UInt16, level: UInt8?) {
-        guard var entry = entries[attendeeId] else { return }
-        entry.received += 1
-        let extended = entry.unwrapper.extend(sequenceNumber)
-        entry.highest = max(entry.highest ?? extended, extended)
-        if let level { entry.loudest = min(entry.loudest, level) }
-        entries[attendeeId] = entry
+        // In place: this runs for every packet.
+        entries[attendeeId]?.record(sequenceNumber: sequenceNumber, level: level)
     }
 
     /// Counts an RTCP packet from an attendee: proof its uplink works even when it sends no audio (muted).

@@ -52,7 +52,6 @@ public final class AudioMixer {
     /// A valid Opus packet of silence, sent if encoding ever fails so the downlink keeps its rate.
     private let silencePacket: [UInt8]
     private var nextTick: NIODeadline?
-    private var reportedVolumes: [ParticipantID: UInt8] = [:]
     private var sum = [Int32](repeating: 0, count: AudioMixer.samplesPerFrame)
 
     /// Creates a mixer with its shared encoder and one decoder and encoder per speaker slot; throws when libopus
@@ -80,14 +79,12 @@ public final class AudioMixer {
     /// Adds a participant: its uplink is mixed from now on and it gets a downlink packet every tick. Adding an id
     /// already present replaces that participant (a new media session starts afresh).
     ///
-    /// `streamId` identifies it in ``volumes()``; `outboundSSRC` and `payloadType` (its negotiated Opus payload type)
-    /// go into its downlink packets.
-    public func addParticipant(_ id: ParticipantID, attendeeId: String, streamId: UInt32, outboundSSRC: UInt32,
-                               payloadType: UInt8) {
+    /// `outboundSSRC` and `payloadType` (its negotiated Opus payload type) go into its downlink packets.
+    public func addParticipant(_ id: ParticipantID, attendeeId: String, outboundSSRC: UInt32, payloadType: UInt8) {
         if participants[id] != nil { removeParticipant(id) }
         let downlink = OutboundAudioStream(ssrc: outboundSSRC, payloadType: payloadType,
                                            samplesPerPacket: UInt32(Self.samplesPerFrame))
-        participants[id] = MixerParticipant(attendeeId: attendeeId, streamId: streamId, downlink: downlink,
+        participants[id] = MixerParticipant(attendeeId: attendeeId, downlink: downlink,
                                             jitterBuffer: configuration.jitterBuffer)
         order.append(id)
     }
@@ -98,12 +95,11 @@ public final class AudioMixer {
         release(participant)
         order.removeAll { $0 == id }
         currentSpeakers.removeAll { $0 == id }
-        reportedVolumes[id] = nil
         if order.isEmpty { nextTick = nil }
     }
 
     /// Mutes or unmutes a participant. A muted participant is never mixed, even if it still sends audio, and reports
-    /// silence in ``volumes()``; its uplink is still buffered and discarded so that unmuting resumes without delay.
+    /// no level; its uplink is still buffered and discarded so that unmuting resumes without delay.
     public func setMuted(_ muted: Bool, for id: ParticipantID) {
         guard let participant = participants[id] else { return }
         participant.muted = muted
@@ -116,25 +112,22 @@ public final class AudioMixer {
     /// The number of participants.
     public var participantCount: Int { order.count }
 
+    /// Whether a participant is muted (nil for an unknown one).
+    public func isMuted(_ id: ParticipantID) -> Bool? { participants[id]?.muted }
+
     /// The attendee a participant was added for.
     public func attendeeId(of id: ParticipantID) -> String? { participants[id]?.attendeeId }
 
     // MARK: Input
 
-    /// Takes an RTP packet of a participant's uplink (already decrypted), with its arrival time.
-    ///
-    /// `audioLevelExtensionId` is the id the participant's SDP negotiated for `ssrc-audio-level`, nil when it did
-    /// not; the level is read from it. A packet without the extension is decoded once just to measure it (unless the
-    /// participant is muted, whose level does not matter). Packets of unknown participants are ignored.
-    public func receive(_ packet: RTPPacket, from id: ParticipantID, audioLevelExtensionId: UInt8?, arrival: NIODeadline) {
+    /// Takes an RTP packet of a participant's uplink (already decrypted), with its arrival time and its RFC 6464
+    /// level (0 loudest, 127 silence; nil when none is known, which ranks the packet as silent). The caller reads the
+    /// level once, from the `ssrc-audio-level` extension or by measuring the packet, and reports the same value
+    /// elsewhere (AUDIO_METADATA). Packets of unknown participants are ignored.
+    public func receive(_ packet: RTPPacket, from id: ParticipantID, level: UInt8?, arrival: NIODeadline) {
         guard let participant = participants[id] else { return }
         participant.jitterBuffer.insert(packet, arrival: arrival)
-        if let extensionId = audioLevelExtensionId, let value = packet.extensionValue(id: extensionId),
-           let level = RTPHeaderExtensionValue.audioLevel(value)?.level {
-            participant.activity.record(level: level, arrival: arrival)
-        } else if !participant.muted, let level = participant.measureLevel(of: packet.payload) {
-            participant.activity.record(level: level, arrival: arrival)
-        }
+        if let level { participant.activity.record(level: level, arrival: arrival) }
     }
 
     // MARK: Output
@@ -189,38 +182,6 @@ public final class AudioMixer {
             output.append((id, participant.downlink.packet(payload: payload)))
         }
         return output
-    }
-
-    // MARK: Volumes
-
-    /// Every participant's current level for AUDIO_METADATA, as an RFC 6464 value (-dBov of the smoothed uplink
-    /// level: 0 loudest, 127 silence; a muted participant reports 127), in the order participants were added.
-    ///
-    /// AUDIO_METADATA's `volume` takes this value directly (clients map ≤ 14 to full and ≥ 42 to silent).
-    public func volumes() -> [(streamId: UInt32, level: UInt8)] {
-        order.map { id in
-            let participant = participants[id]!
-            return (participant.streamId, volume(of: participant))
-        }
-    }
-
-    /// Like ``volumes()``, but only the participants whose level differs from what the previous call of this method
-    /// reported (all of them on the first call, and any added since).
-    public func volumeChanges() -> [(streamId: UInt32, level: UInt8)] {
-        var changes: [(streamId: UInt32, level: UInt8)] = []
-        for id in order {
-            let participant = participants[id]!
-            let level = volume(of: participant)
-            if reportedVolumes[id] != level {
-                reportedVolumes[id] = level
-                changes.append((participant.streamId, level))
-            }
-        }
-        return changes
-    }
-
-    private func volume(of participant: MixerParticipant) -> UInt8 {
-        participant.muted ? 127 : participant.activity.roundedLevel
     }
 
     // MARK: Tick internals

@@ -1,3 +1,5 @@
+import CarillonRTC
+
 /// The RTP numbering of one participant's mixed downlink: plain RTP packets with continuous sequence numbers and
 /// timestamps.
 ///
@@ -20,21 +22,14 @@ struct OutboundAudioStream {
         timestamp = .random(in: .min ... .max)
     }
 
-    /// The next packet carrying `payload`.
+    /// The next packet carrying `payload`: the fixed 12-byte header (RFC 3550 §5.1), no CSRCs, no extensions.
     mutating func packet(payload: [UInt8]) -> [UInt8] {
-        // No CSRCs, no extensions: the fixed 12-byte header (RFC 3550 §5.1).
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(12 + payload.count)
-        bytes.append(0x80)
-        bytes.append((started ? 0 : 0x80) | payloadType)
-        bytes.append(UInt8(sequenceNumber >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: sequenceNumber))
-        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: timestamp >> UInt32(shift))) }
-        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: ssrc >> UInt32(shift))) }
-        bytes += payload
-        started = true
-        sequenceNumber &+= 1
-        timestamp &+= samplesPerPacket
-        return bytes
+        defer {
+            started = true
+            sequenceNumber &+= 1
+            timestamp &+= samplesPerPacket
+        }
+        return RTPPacket(marker: !started, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp,
+                         ssrc: ssrc, payload: payload[...]).serialized()
     }
 }

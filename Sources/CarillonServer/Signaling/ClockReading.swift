@@ -19,12 +19,19 @@ public struct ClockReading: Sendable, Equatable {
 
     /// Reads both clocks now (for the I/O shells only).
     public static func now() -> ClockReading {
+        ClockReading(monotonic: .now(), unixNanoseconds: wallClockNanoseconds())
+    }
+
+    /// Reads the wall clock, with `eventLoop`'s clock as the monotonic part (a shell on that loop; the loop's clock is
+    /// the one its timers follow, and a virtual one in tests).
+    public init(eventLoop: any EventLoop) {
+        self.init(monotonic: eventLoop.now, unixNanoseconds: Self.wallClockNanoseconds())
+    }
+
+    private static func wallClockNanoseconds() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        return ClockReading(
-            monotonic: .now(),
-            unixNanoseconds: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
-        )
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
     }
 
     /// The wall clock in whole milliseconds, as `SdkSignalFrame.timestamp_ms` carries it.

@@ -19,6 +19,7 @@ public final class MeetingRoom: @unchecked Sendable {
     /// The core's one timer.
     private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.apply { $0.tick(now: $1) } }
     private let media: MeetingMedia?
+    private let openedAt: NIODeadline
 
     /// Creates the room of a meeting on `eventLoop`; without a media context SUBSCRIBE is refused.
     public init(
@@ -34,14 +35,12 @@ public final class MeetingRoom: @unchecked Sendable {
         var logger = logger
         logger[metadataKey: "meeting"] = "\(meetingId)"
         self.logger = logger
+        self.openedAt = eventLoop.now
         self.media = context.map { MeetingMedia(eventLoop: eventLoop, context: $0, logger: logger) }
         media?.onAudioMetadata = { [weak self] states in
             self?.apply { core, now in core.audioMetadata(states, now: now) }
         }
-        media?.rosterState = { [weak self] attendeeId in
-            guard let self, let streamId = self.core.streamId(of: attendeeId) else { return nil }
-            return (streamId, self.core.isMuted(attendeeId))
-        }
+        media?.isMuted = { [weak self] attendeeId in self?.core.isMuted(attendeeId) ?? false }
     }
 
     /// Adds an authenticated socket; frames for it go into `sink`.
@@ -75,9 +74,23 @@ public final class MeetingRoom: @unchecked Sendable {
         }
     }
 
-    /// Ends the meeting for everyone (it was deleted).
+    /// Ends the meeting for everyone (it was deleted or expired): every session is told and closed, and the media
+    /// (connections, mixer, codecs, timers) is released at once.
     public func endMeeting() {
-        eventLoop.execute { self.apply { $0.endMeeting(now: $1) } }
+        eventLoop.execute {
+            self.apply { $0.endMeeting(now: $1) }
+            self.media?.endAll()
+        }
+    }
+
+    /// How long no attendee has had an audio connection: zero while one has; for a meeting without media, the time
+    /// since the room opened.
+    public func audioIdleTime() -> EventLoopFuture<TimeAmount> {
+        eventLoop.submit {
+            let now = self.eventLoop.now
+            guard let media = self.media else { return now - self.openedAt }
+            return media.audioIdleSince.map { now - $0 } ?? .zero
+        }
     }
 
     /// Removes a deleted attendee from the meeting.
@@ -101,7 +114,7 @@ public final class MeetingRoom: @unchecked Sendable {
 
     private func apply(_ step: (inout MeetingSignalingCore, ClockReading) -> [MeetingSignalingOutput]) {
         eventLoop.assertInEventLoop()
-        let outputs = step(&core, .now())
+        let outputs = step(&core, ClockReading(eventLoop: eventLoop))
         perform(outputs)
         rescheduleTimer()
     }
@@ -127,7 +140,8 @@ public final class MeetingRoom: @unchecked Sendable {
                 }
                 media?.end(target)
             case .subscribe(let target, let attendeeId, let offer):
-                send(subscribeAck(for: offer, attendeeId: attendeeId, connection: target), to: target)
+                let result = answer(offer, attendeeId: attendeeId, connection: target)
+                apply { $0.subscribeAnswered(target, answer: result, now: $1) }
             case .endMedia(let target):
                 media?.end(target)
             case .audioMuted(let attendeeId, let muted):
@@ -136,42 +150,15 @@ public final class MeetingRoom: @unchecked Sendable {
         }
     }
 
-    /// Answers an offer (SUBSCRIBE_ACK with the SDP answer), or refuses it with an error status the client reads as
-    /// terminal (a malformed or unanswerable offer will not get better on retry).
-    private func subscribeAck(for offer: String, attendeeId: String, connection: SignalingConnectionID) -> SdkSignalFrame {
-        var frame = SdkSignalFrame()
-        frame.timestampMs = ClockReading.now().unixMilliseconds
-        frame.type = .subscribeAck
-        var ack = SdkSubscribeAckFrame()
-        ack.duplex = .rx
-        guard let media else {
-            frame.error = Self.error(status: 501, "this server does not serve media")
-            frame.suback = ack
-            return frame
-        }
+    /// Answers an offer through the media side; the core turns the result into SUBSCRIBE_ACK.
+    private func answer(_ offer: String, attendeeId: String, connection: SignalingConnectionID) -> Result<String, SubscribeRefusal> {
+        guard let media else { return .failure(SubscribeRefusal(status: 501, message: "this server does not serve media")) }
         do {
-            ack.sdpAnswer = try media.answer(offer: offer, attendeeId: attendeeId, connection: connection)
+            return .success(try media.answer(offer: offer, attendeeId: attendeeId, connection: connection))
         } catch {
             logger.info("SUBSCRIBE refused", metadata: ["attendee": "\(attendeeId)", "reason": "\(error)"])
-            frame.error = Self.error(status: 400, "the offer cannot be answered: \(error)")
+            return .failure(SubscribeRefusal(status: 400, message: "the offer cannot be answered: \(error)"))
         }
-        frame.suback = ack
-        return frame
-    }
-
-    private static func error(status: UInt32, _ message: String) -> SdkErrorFrame {
-        var error = SdkErrorFrame()
-        error.status = status
-        error.description_p = message
-        return error
-    }
-
-    private func send(_ frame: SdkSignalFrame, to target: SignalingConnectionID) {
-        guard let bytes = try? SignalFrameCodec.encode(frame) else {
-            logger.error("could not encode a \(frame.type) frame")
-            return
-        }
-        sinks[target]?.yield(.message(ByteBuffer(bytes: bytes)))
     }
 
     private func rescheduleTimer() {

@@ -154,11 +154,28 @@ public struct MeetingSignalingCore: Sendable {
     ) -> [MeetingSignalingOutput] {
         guard connections[connection] != nil else { return [] }
         connections[connection]?.lastActivity = now.monotonic
-        var frame = notification(.error, "malformed frame rejected: \(reason)", now: now)
-        var error = SdkErrorFrame()
-        error.status = 400
-        error.description_p = "malformed frame: \(reason)"
-        frame.error = error
+        return [.send([connection], errorFrame(400, "malformed frame rejected: \(reason)", now: now))]
+    }
+
+    /// The media side's answer to a SUBSCRIBE on `connection`: SUBSCRIBE_ACK with the SDP answer, or with an error
+    /// `status` the client reads as terminal (an offer that cannot be answered will not get better on retry; 501
+    /// when the server serves no media).
+    public mutating func subscribeAnswered(
+        _ connection: SignalingConnectionID,
+        answer: Result<String, SubscribeRefusal>,
+        now: ClockReading
+    ) -> [MeetingSignalingOutput] {
+        guard connections[connection] != nil else { return [] }
+        var frame = makeFrame(.subscribeAck, now: now)
+        var ack = SdkSubscribeAckFrame()
+        ack.duplex = .rx
+        switch answer {
+        case .success(let sdp):
+            ack.sdpAnswer = sdp
+        case .failure(let refusal):
+            frame.error = Self.errorBody(refusal.status, refusal.message)
+        }
+        frame.suback = ack
         return [.send([connection], frame)]
     }
 
@@ -480,11 +497,15 @@ public struct MeetingSignalingCore: Sendable {
     /// A notification that carries `error.status`, which the client evaluates like a status (4xx ends its session).
     private func errorFrame(_ status: UInt32, _ message: String, now: ClockReading) -> SdkSignalFrame {
         var frame = notification(.error, message, now: now)
+        frame.error = Self.errorBody(status, message)
+        return frame
+    }
+
+    private static func errorBody(_ status: UInt32, _ message: String) -> SdkErrorFrame {
         var error = SdkErrorFrame()
         error.status = status
         error.description_p = message
-        frame.error = error
-        return frame
+        return error
     }
 
     private func notJoinedWarning(

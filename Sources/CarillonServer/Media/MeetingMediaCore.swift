@@ -1,0 +1,214 @@
+import CarillonCodecs
+import CarillonRTC
+import NIOCore
+
+/// The media decisions of one meeting, sans-IO: the mixer, every uplink's level and reception statistics, the
+/// AUDIO_METADATA reports and the receiver reports each session gets.
+///
+/// The shell (``MeetingMedia``) owns the peer connections and one timer: it feeds in what the connections report
+/// (media connected, RTP, RTCP, ended) and `now`, sends the ``MeetingMediaOutput``s that come back, and calls
+/// ``tick(now:)`` at ``nextDeadline``. Nothing here reads a clock or touches a socket, so a whole meeting's media
+/// runs in virtual time in tests.
+///
+/// One level per packet: read from the `ssrc-audio-level` extension, or, for an uplink without it, measured once by
+/// decoding (unless the attendee is muted). The same value goes to the mixer (speaker selection) and to the activity
+/// meter (AUDIO_METADATA), so an attendee that is mixed is never reported silent.
+///
+/// The mixer, with its Opus codecs, exists only while a session is connected: a meeting nobody is in holds none.
+///
+/// Threading: not thread-safe; the meeting's event loop owns it.
+final class MeetingMediaCore {
+    /// One attendee session's media state.
+    struct Session {
+        let attendeeId: String
+        /// The SSRC this server sends the session's audio with.
+        let ssrc: UInt32
+        /// The Opus payload type the session's offer chose.
+        let opusPayloadType: UInt8
+        /// The negotiated id of the `ssrc-audio-level` extension, nil when the offer had none.
+        let audioLevelExtensionId: UInt8?
+        var connected = false
+        /// Reception statistics of the session's audio stream, for the receiver reports this server sends it.
+        var uplink: UplinkStatistics?
+        /// Decodes packets that carry no level, only to measure them; made on first need.
+        var levelDecoder: OpusDecoder?
+        var levelDecoderUnavailable = false
+
+        /// Counts a packet of the session's audio; a new SSRC (the client restarted its stream) starts new statistics.
+        mutating func recordUplink(_ packet: RTPPacket, arrival: NIODeadline) {
+            if uplink?.ssrc != packet.ssrc {
+                // Opus runs a 48 kHz RTP clock whatever it carries (RFC 7587).
+                uplink = UplinkStatistics(ssrc: packet.ssrc, statistics: RTPReceiveStatistics(clockRate: 48_000))
+            }
+            uplink?.statistics.record(sequenceNumber: packet.sequenceNumber, rtpTimestamp: packet.timestamp, arrival: arrival)
+        }
+
+        /// The level of a packet that carries none, by decoding it at 16 kHz (enough for a level, cheaper than 48).
+        /// The decoder is this measurement's own, so measuring in arrival order does not disturb playout decoding.
+        mutating func measureLevel(of payload: ArraySlice<UInt8>) -> UInt8? {
+            if levelDecoder == nil, !levelDecoderUnavailable {
+                levelDecoder = try? OpusDecoder(format: .mono16k)
+                levelDecoderUnavailable = levelDecoder == nil
+            }
+            guard let levelDecoder, let frame = try? levelDecoder.decode(Array(payload)) else { return nil }
+            return AudioLevel.rfc6464Level(frame)
+        }
+    }
+
+    /// The statistics of one uplink stream.
+    struct UplinkStatistics {
+        let ssrc: UInt32
+        var statistics: RTPReceiveStatistics
+    }
+
+    /// How often each session gets a receiver report about its audio: the client's send-loss metric is one second.
+    static let receiverReportInterval = TimeAmount.seconds(1)
+    /// How often volumes and signal strengths are measured (and reported when they changed).
+    static let activityInterval = TimeAmount.milliseconds(Int64(AudioActivityMeter.interval))
+
+    private let mixerConfiguration: AudioMixer.Configuration
+    private(set) var sessions: [SignalingConnectionID: Session] = [:]
+    private var activity = AudioActivityMeter()
+    /// The meeting's mix, made when a session connects and released when none is connected.
+    private(set) var mixer: AudioMixer?
+    private var nextActivityReport: NIODeadline?
+    private var nextReceiverReports: NIODeadline?
+    /// Since when no session has had a connected audio connection; nil while one has.
+    private(set) var audioIdleSince: NIODeadline?
+
+    /// Creates the media of a meeting that starts, idle, at `now`.
+    init(mixerConfiguration: AudioMixer.Configuration = .init(), now: NIODeadline) {
+        self.mixerConfiguration = mixerConfiguration
+        audioIdleSince = now
+    }
+
+    /// Whether any session has a connected audio connection.
+    var hasAudioConnection: Bool { audioIdleSince == nil }
+
+    /// When ``tick(now:)`` is next due; nil while no session is connected.
+    var nextDeadline: NIODeadline? {
+        [mixer?.nextDeadline, nextActivityReport, nextReceiverReports].compactMap { $0 }.min()
+    }
+
+    // MARK: Inputs
+
+    /// Adds a negotiated session (not yet connected). An id already present is replaced, as ``remove(_:now:)`` would.
+    func add(_ id: SignalingConnectionID, attendeeId: String, ssrc: UInt32, opusPayloadType: UInt8,
+             audioLevelExtensionId: UInt8?, now: NIODeadline) {
+        remove(id, now: now)
+        sessions[id] = Session(attendeeId: attendeeId, ssrc: ssrc, opusPayloadType: opusPayloadType,
+                               audioLevelExtensionId: audioLevelExtensionId)
+    }
+
+    /// A session's media connected: it is mixed from now on (unless `muted`).
+    func connected(_ id: SignalingConnectionID, muted: Bool, now: NIODeadline) {
+        guard var session = sessions[id], !session.connected else { return }
+        if mixer == nil {
+            // Failing here only happens when libopus refuses the fixed settings; the meeting then has no mix.
+            mixer = try? AudioMixer(configuration: mixerConfiguration)
+        }
+        session.connected = true
+        sessions[id] = session
+        activity.add(session.attendeeId)
+        let participant = AudioMixer.ParticipantID(id.rawValue)
+        mixer?.addParticipant(participant, attendeeId: session.attendeeId, outboundSSRC: session.ssrc, payloadType: session.opusPayloadType)
+        mixer?.setMuted(muted, for: participant)
+        audioIdleSince = nil
+        if nextActivityReport == nil { nextActivityReport = now + Self.activityInterval }
+        if nextReceiverReports == nil { nextReceiverReports = now + Self.receiverReportInterval }
+    }
+
+    /// Ends a session's media (it left, its socket ended, its connection failed, or it re-offered).
+    func remove(_ id: SignalingConnectionID, now: NIODeadline) {
+        guard let session = sessions.removeValue(forKey: id) else { return }
+        mixer?.removeParticipant(AudioMixer.ParticipantID(id.rawValue))
+        if !sessions.values.contains(where: { $0.attendeeId == session.attendeeId && $0.connected }) {
+            activity.remove(session.attendeeId)
+        }
+        if session.connected, !sessions.values.contains(where: \.connected) {
+            // Nobody is connected: drop the codecs and the timers, and start counting idle time.
+            mixer = nil
+            nextActivityReport = nil
+            nextReceiverReports = nil
+            audioIdleSince = now
+        }
+    }
+
+    /// Ends every session (the meeting ended or the server stops).
+    func removeAll(now: NIODeadline) {
+        for id in Array(sessions.keys) { remove(id, now: now) }
+    }
+
+    /// Leaves a muted attendee out of the mix, or takes it back.
+    func setMuted(_ muted: Bool, attendeeId: String) {
+        for (id, session) in sessions where session.attendeeId == attendeeId {
+            mixer?.setMuted(muted, for: AudioMixer.ParticipantID(id.rawValue))
+        }
+    }
+
+    /// Takes a decrypted RTP packet of a session's uplink.
+    func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline) {
+        // Mutated in place through the dictionary: this runs for every packet.
+        guard sessions[id]?.connected == true, let extensionId = sessions[id].map(\.audioLevelExtensionId) else { return }
+        let participant = AudioMixer.ParticipantID(id.rawValue)
+        // A muted attendee is neither mixed nor reported as speaking, whatever it still sends.
+        let muted = mixer?.isMuted(participant) ?? true
+        var level = muted ? nil : packet.audioLevel(extensionId: extensionId)
+        if level == nil, !muted {
+            level = sessions[id]?.measureLevel(of: packet.payload)
+        }
+        sessions[id]?.recordUplink(packet, arrival: now)
+        guard let attendeeId = sessions[id]?.attendeeId else { return }
+        activity.record(attendeeId, sequenceNumber: packet.sequenceNumber, level: level)
+        mixer?.receive(packet, from: participant, level: level, arrival: now)
+    }
+
+    /// Takes the RTCP packets of one compound from a session: proof its uplink lives (a muted attendee sends no
+    /// audio), and its sender reports for the LSR/DLSR echo.
+    func receive(_ packets: [RTCPPacket], from id: SignalingConnectionID, now: NIODeadline) {
+        guard let session = sessions[id], session.connected else { return }
+        activity.recordControl(session.attendeeId)
+        for case .senderReport(let ssrc, let ntp, _, _, _, _) in packets where ssrc == session.uplink?.ssrc {
+            sessions[id]?.uplink?.statistics.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
+        }
+    }
+
+    /// Does what is due at `now`: the mix (one packet per connected session), the 200 ms activity report, the
+    /// one-second receiver reports.
+    func tick(now: NIODeadline) -> [MeetingMediaOutput] {
+        var outputs: [MeetingMediaOutput] = []
+        if let mixer, let due = mixer.nextDeadline, now >= due {
+            for (participant, packet) in mixer.tick(now: now) {
+                outputs.append(.rtp(SignalingConnectionID(participant.rawValue), packet))
+            }
+        }
+        if let due = nextActivityReport, now >= due {
+            nextActivityReport = Self.next(after: due, period: Self.activityInterval, now: now)
+            if let states = activity.report() { outputs.append(.audioMetadata(states)) }
+        }
+        if let due = nextReceiverReports, now >= due {
+            nextReceiverReports = Self.next(after: due, period: Self.receiverReportInterval, now: now)
+            outputs += receiverReports(now: now)
+        }
+        return outputs
+    }
+
+    /// The next deadline on a fixed grid; after a stall of more than one period the grid restarts from `now`.
+    private static func next(after due: NIODeadline, period: TimeAmount, now: NIODeadline) -> NIODeadline {
+        let next = due + period
+        return next > now ? next : now + period
+    }
+
+    /// An RTCP receiver report for every connected session about its audio (RR with one block, and the SDES CNAME a
+    /// compound packet needs): the client's `audioSendPacketLossPercent`, and its round trip through LSR/DLSR.
+    private func receiverReports(now: NIODeadline) -> [MeetingMediaOutput] {
+        var outputs: [MeetingMediaOutput] = []
+        for id in sessions.keys.sorted() {
+            guard let session = sessions[id], session.connected, let ssrc = session.uplink?.ssrc,
+                  let block = sessions[id]?.uplink?.statistics.reportBlock(ssrc: ssrc, now: now) else { continue }
+            outputs.append(.rtcp(id, RTCPPacket.reportCompound(.receiverReport(ssrc: session.ssrc, reports: [block]),
+                                                               ssrc: session.ssrc, cname: "carillon")))
+        }
+        return outputs
+    }
+}

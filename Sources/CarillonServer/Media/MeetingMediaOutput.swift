@@ -1,0 +1,9 @@
+/// What ``MeetingMediaCore`` asks its shell to do.
+enum MeetingMediaOutput {
+    /// Send an RTP packet (plain; the session's connection protects it) to a session.
+    case rtp(SignalingConnectionID, [UInt8])
+    /// Send an RTCP compound packet (plain) to a session.
+    case rtcp(SignalingConnectionID, [UInt8])
+    /// Every measured attendee's volume and signal strength, for AUDIO_METADATA (something changed).
+    case audioMetadata([(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)])
+}
