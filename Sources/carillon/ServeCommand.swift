@@ -2,6 +2,7 @@ import ArgumentParser
 import CarillonServer
 import Foundation
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// `carillon serve`: runs the meeting service until SIGINT or SIGTERM.
@@ -29,6 +30,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "UDP port clients send media to, when a port forward or NAT maps it to --media-port (default: the bound port).")
     var publicMediaPort: Int?
 
+    @Option(help: "Seconds a meeting lives without any attendee's audio connection before it ends.")
+    var meetingIdleTimeout: Double = 300
+
+    @Option(help: "Seconds a meeting lives at most, from its creation.")
+    var meetingMaxDuration: Double = 86_400
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -37,6 +44,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(mediaPort) else { throw ValidationError("--media-port must be 0...65535 (0 picks a free port)") }
         if let publicMediaPort, !(1...65535).contains(publicMediaPort) {
             throw ValidationError("--public-media-port must be 1...65535")
+        }
+        guard meetingIdleTimeout > 0, meetingIdleTimeout.isFinite, meetingIdleTimeout <= 1e9 else {
+            throw ValidationError("--meeting-idle-timeout must be a positive number of seconds")
+        }
+        guard meetingMaxDuration > 0, meetingMaxDuration.isFinite, meetingMaxDuration <= 1e9 else {
+            throw ValidationError("--meeting-max-duration must be a positive number of seconds")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
@@ -64,7 +77,9 @@ struct ServeCommand: AsyncParsableCommand {
                 mediaPort: mediaPort,
                 publicHost: publicHost,
                 publicMediaPort: publicMediaPort,
-                accessKeys: keys
+                accessKeys: keys,
+                meetingExpiry: MeetingExpiryPolicy(idleTimeout: .nanoseconds(Int64(meetingIdleTimeout * 1e9)),
+                                                   maximumDuration: .nanoseconds(Int64(meetingMaxDuration * 1e9)))
             ),
             logger: logger
         )

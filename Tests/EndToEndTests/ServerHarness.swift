@@ -36,7 +36,8 @@ final class ServerHarness: Sendable {
         dataDirectory: URL? = nil,
         port: Int = 0,
         publicMediaPort: Int? = nil,
-        signaling: MeetingSignalingCore.Configuration = .init()
+        signaling: MeetingSignalingCore.Configuration = .init(),
+        meetingExpiry: MeetingExpiryPolicy = .init()
     ) async throws -> ServerHarness {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("carillon-e2e-\(UUID().uuidString)", isDirectory: true)
@@ -49,7 +50,8 @@ final class ServerHarness: Sendable {
                 mediaPort: 0,
                 publicMediaPort: publicMediaPort,
                 accessKeys: [key],
-                signaling: signaling
+                signaling: signaling,
+                meetingExpiry: meetingExpiry
             ),
             logger: logger
         )

@@ -125,9 +125,17 @@ public final class MeetingServer: Service, Sendable {
             logger: logger
         )
         let rooms = self.rooms
+        let expiry = MeetingExpiry(store: store, rooms: rooms, policy: configuration.meetingExpiry, logger: logger,
+                                   started: .now())
         do {
             try await withGracefulShutdownHandler {
-                try await app.run()
+                try await withThrowingTaskGroup(of: Void.self) { tasks in
+                    tasks.addTask { try await app.run() }
+                    tasks.addTask { await expiry.run() }
+                    // The listener ends the server (shutdown or failure); expiry stops with it.
+                    defer { tasks.cancelAll() }
+                    try await tasks.next()
+                }
             } onGracefulShutdown: {
                 rooms.closeAll(code: SignalingCloseCode.shuttingDown)
             }

@@ -25,6 +25,8 @@ public struct ServerConfiguration: Sendable {
     public var signaling: MeetingSignalingCore.Configuration
     /// Largest control-API request body accepted.
     public var maximumRequestBodyBytes: Int
+    /// When meetings end by themselves (idle for 5 minutes, or 24 hours old, by default).
+    public var meetingExpiry: MeetingExpiryPolicy
 
     /// Creates a configuration; unset values take the defaults documented on each property.
     public init(
@@ -37,7 +39,8 @@ public struct ServerConfiguration: Sendable {
         accessKeys: [AccessKey],
         accountId: String = "000000000000",
         signaling: MeetingSignalingCore.Configuration = .init(),
-        maximumRequestBodyBytes: Int = 1 << 20
+        maximumRequestBodyBytes: Int = 1 << 20,
+        meetingExpiry: MeetingExpiryPolicy = .init()
     ) {
         self.dataDirectory = dataDirectory
         self.host = host
@@ -49,6 +52,7 @@ public struct ServerConfiguration: Sendable {
         self.accountId = accountId
         self.signaling = signaling
         self.maximumRequestBodyBytes = maximumRequestBodyBytes
+        self.meetingExpiry = meetingExpiry
     }
 
     /// The host written into URLs handed to clients.

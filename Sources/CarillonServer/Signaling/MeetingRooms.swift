@@ -4,13 +4,34 @@ import NIOCore
 
 /// The live meetings of this server, each pinned to one event loop of the group when its first socket arrives.
 ///
+/// A meeting that ends (DeleteMeeting, or expiry) leaves this directory at once, so everything its room held is
+/// released once its last socket has closed; its id is remembered for a while (the last ``endedMemory`` ids) so a
+/// socket whose token was checked just before the end is turned away instead of opening a new room.
+///
 /// Threading: safe from any thread; the lock is taken only when a socket is set up or a meeting ends, never per frame.
 public final class MeetingRooms: Sendable {
+    /// How many ended meeting ids are remembered.
+    public static let endedMemory = 4096
+
     private let group: any EventLoopGroup
     private let configuration: MeetingSignalingCore.Configuration
     private let media: MediaContext?
     private let logger: Logger
-    private let rooms = NIOLockedValueBox<[String: MeetingRoom]>([:])
+    private let state = NIOLockedValueBox(Directory())
+
+    private struct Directory {
+        var rooms: [String: MeetingRoom] = [:]
+        var ended: Set<String> = []
+        var endedOrder: [String] = []
+
+        mutating func markEnded(_ meetingId: String) {
+            guard ended.insert(meetingId).inserted else { return }
+            endedOrder.append(meetingId)
+            if endedOrder.count > MeetingRooms.endedMemory {
+                ended.remove(endedOrder.removeFirst())
+            }
+        }
+    }
 
     /// Creates an empty directory whose meetings run on `group`; with a media context they answer SUBSCRIBE.
     public init(group: any EventLoopGroup, configuration: MeetingSignalingCore.Configuration, media: MediaContext? = nil,
@@ -21,10 +42,12 @@ public final class MeetingRooms: Sendable {
         self.logger = logger
     }
 
-    /// The room of `meetingId`, created on the next event loop if the meeting has none yet.
-    public func room(for meetingId: String) -> MeetingRoom {
-        rooms.withLockedValue { rooms in
-            if let room = rooms[meetingId] { return room }
+    /// The room of `meetingId`, created on the next event loop if the meeting has none yet; nil when the meeting has
+    /// ended.
+    public func room(for meetingId: String) -> MeetingRoom? {
+        state.withLockedValue { state in
+            if let room = state.rooms[meetingId] { return room }
+            guard !state.ended.contains(meetingId) else { return nil }
             let room = MeetingRoom(
                 meetingId: meetingId,
                 eventLoop: group.next(),
@@ -32,26 +55,35 @@ public final class MeetingRooms: Sendable {
                 media: media,
                 logger: logger
             )
-            rooms[meetingId] = room
+            state.rooms[meetingId] = room
             return room
         }
     }
 
-    /// Ends a deleted meeting's live sessions; its room stays as a marker so late sockets are turned away.
+    /// The room of `meetingId` if it has one; never creates one.
+    public func existingRoom(for meetingId: String) -> MeetingRoom? {
+        state.withLockedValue { $0.rooms[meetingId] }
+    }
+
+    /// Ends a meeting's live sessions (it was deleted or expired) and forgets its room.
     public func endMeeting(_ meetingId: String) {
-        room(for: meetingId).endMeeting()
+        let room = state.withLockedValue { state in
+            state.markEnded(meetingId)
+            return state.rooms.removeValue(forKey: meetingId)
+        }
+        room?.endMeeting()
     }
 
     /// Ends a deleted attendee's live sessions.
     public func removeAttendee(meetingId: String, attendeeId: String) {
-        rooms.withLockedValue { $0[meetingId] }?.removeAttendee(attendeeId)
+        existingRoom(for: meetingId)?.removeAttendee(attendeeId)
     }
 
     /// Closes every socket of every meeting, for a server shutdown.
     public func closeAll(code: UInt16) {
-        for room in rooms.withLockedValue({ Array($0.values) }) { room.closeAll(code: code) }
+        for room in state.withLockedValue({ Array($0.rooms.values) }) { room.closeAll(code: code) }
     }
 
     /// Number of meetings with a live room.
-    public var count: Int { rooms.withLockedValue { $0.count } }
+    public var count: Int { state.withLockedValue { $0.rooms.count } }
 }

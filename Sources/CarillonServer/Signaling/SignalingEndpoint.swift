@@ -52,10 +52,24 @@ public struct SignalingEndpoint: Sendable {
         logger[metadataKey: "meeting"] = "\(meetingId)"
 
         let identity: AttendeeIdentity
-        switch await authenticator.authenticate(meetingId: meetingId, joinToken: Self.joinToken(fromOffered: offeredProtocols)) {
-        case .accepted(let accepted):
+        let room: MeetingRoom
+        var authentication = await authenticator.authenticate(
+            meetingId: meetingId, joinToken: Self.joinToken(fromOffered: offeredProtocols))
+        var live: MeetingRoom?
+        if case .accepted = authentication {
+            live = rooms.room(for: meetingId)
+            // Nil when the meeting ended while the token was being checked.
+            if live == nil {
+                authentication = .rejected(closeCode: SignalingCloseCode.meetingEnded, reason: "meeting \(meetingId) has ended")
+            }
+        }
+        switch (authentication, live) {
+        case (.accepted(let accepted), let live?):
             identity = accepted
-        case .rejected(let code, let reason):
+            room = live
+        case (.accepted, nil):
+            return  // not reached: the authentication was turned into a rejection above
+        case (.rejected(let code, let reason), _):
             logger.info("signaling refused: \(reason)")
             // Chime clients understand close codes only once they wait for JOIN_ACK, so let the JOIN arrive first,
             // but never wait longer than a client would for its JOIN_ACK.
@@ -74,7 +88,6 @@ public struct SignalingEndpoint: Sendable {
         logger.debug("signaling socket opened for attendee \(identity.attendeeId)")
 
         let (stream, sink) = AsyncStream.makeStream(of: SignalingOutbound.self, bufferingPolicy: .unbounded)
-        let room = rooms.room(for: meetingId)
         room.attach(connection, identity: identity, sink: sink)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
