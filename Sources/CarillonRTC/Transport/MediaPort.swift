@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -6,14 +7,17 @@ import NIOPosix
 /// (DTLS, RTP and RTCP carry no identifier).
 ///
 /// Threading: the routing tables live on the port's channel loop. Each registered connection lives on its own loop
-/// (its meeting's); a datagram for a connection on another loop is handed over with one `execute`, the only hop on
-/// the receive path. Sending writes to the channel from the connection's loop (NIO channels accept writes from any
-/// thread).
+/// (its meeting's). Datagrams cross between loops in batches, never one hop per datagram: what one read burst of the
+/// socket brought for connections of another loop is handed over with one `execute` per loop when the burst ends,
+/// and what a loop sends in one turn (a mixer tick: a packet per attendee) reaches the socket's loop with one
+/// `execute` and one flush (``MediaPortOutbox``).
 public final class MediaPort: @unchecked Sendable {
     /// The address the port is bound to.
     public let localAddress: STUNAddress
     private let channel: any Channel
     private let router: Router
+    /// One per event loop that owns connections (a handful); made when the first driver of a loop is.
+    private let outboxes = NIOLockedValueBox<[ObjectIdentifier: MediaPortOutbox]>([:])
 
     /// How many source addresses one connection may be reached from at once (it keeps the newest).
     public static let addressesPerConnection = 8
@@ -50,10 +54,20 @@ public final class MediaPort: @unchecked Sendable {
     /// A driver for `connection` on `eventLoop` whose datagrams leave through this port. Call
     /// ``register(_:usernameFragment:)`` to receive, then start it on its loop.
     public func makeDriver(for connection: PeerConnection, on eventLoop: any EventLoop) -> PeerConnectionDriver {
-        let channel = self.channel
+        let outbox = outbox(for: eventLoop)
         return PeerConnectionDriver(connection: connection, eventLoop: eventLoop) { bytes, target in
-            channel.writeAndFlush(AddressedEnvelope(remoteAddress: target.socketAddress,
-                                                    data: channel.allocator.buffer(bytes: bytes)), promise: nil)
+            outbox.send(bytes, to: target)
+        }
+    }
+
+    /// The one outbox of `eventLoop` on this port: every driver on that loop sends through it.
+    private func outbox(for eventLoop: any EventLoop) -> MediaPortOutbox {
+        outboxes.withLockedValue { outboxes in
+            let key = ObjectIdentifier(eventLoop)
+            if let existing = outboxes[key] { return existing }
+            let created = MediaPortOutbox(eventLoop: eventLoop, channel: channel)
+            outboxes[key] = created
+            return created
         }
     }
 
@@ -89,6 +103,8 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
     private var byAddress: [STUNAddress: PeerConnectionDriver] = [:]
     private var addresses: [ObjectIdentifier: [STUNAddress]] = [:]
     private(set) var unrouted = 0
+    /// Datagrams of the current read burst for connections owned by other loops, by loop.
+    private var pending: [ObjectIdentifier: (loop: any EventLoop, datagrams: [(PeerConnectionDriver, [UInt8], STUNAddress)])] = [:]
 
     func register(_ driver: PeerConnectionDriver, usernameFragment: String) {
         if let previous = byFragment[usernameFragment], previous !== driver { unregister(previous) }
@@ -122,8 +138,21 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
         if driver.eventLoop.inEventLoop {
             driver.receive(bytes, from: source)
         } else {
-            driver.eventLoop.execute { driver.receive(bytes, from: source) }
+            pending[ObjectIdentifier(driver.eventLoop), default: (driver.eventLoop, [])].datagrams
+                .append((driver, bytes, source))
         }
+    }
+
+    /// The end of a read burst: each other loop gets what arrived for it in one hop.
+    func channelReadComplete(context: ChannelHandlerContext) {
+        for (_, batch) in pending {
+            let datagrams = batch.datagrams
+            batch.loop.execute {
+                for (driver, bytes, source) in datagrams { driver.receive(bytes, from: source) }
+            }
+        }
+        pending.removeAll(keepingCapacity: true)
+        context.fireChannelReadComplete()
     }
 
     private func learn(_ source: STUNAddress, for driver: PeerConnectionDriver) {
