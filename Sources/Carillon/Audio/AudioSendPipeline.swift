@@ -59,6 +59,8 @@ final class AudioSendPipeline {
     private(set) var inputVoiceActive = false
     /// Counters since creation.
     private(set) var statistics = Statistics()
+    /// The loss the encoder was last told to expect (``setExpectedPacketLossPercent(_:)``), 0-100 %.
+    private(set) var expectedPacketLossPercent = 0
 
     /// The RTP timestamp of the next frame: what a sender report pairs with the wall clock now.
     var nextTimestamp: UInt32 { timestamp }
@@ -95,7 +97,13 @@ final class AudioSendPipeline {
 
     /// Tells the encoder the loss the receiver reports (RTCP), 0-100 %, so in-band FEC matches it.
     func setExpectedPacketLossPercent(_ percent: Int) {
-        try? encoder.setExpectedPacketLossPercent(min(100, max(0, percent)))
+        let clamped = min(100, max(0, percent))
+        do {
+            try encoder.setExpectedPacketLossPercent(clamped)
+            expectedPacketLossPercent = clamped
+        } catch {
+            // libopus takes every value in 0-100; a refusal keeps the previous setting.
+        }
     }
 
     /// Takes one captured frame (20 ms normally; 10, 40 and 60 ms work too) and returns the packet to send, or nil

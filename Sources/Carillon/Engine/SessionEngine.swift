@@ -135,7 +135,7 @@ final class SessionEngine: @unchecked Sendable {
 
     private func apply(_ step: (inout SignalingSessionCore, SessionTime) -> [SessionAction]) {
         eventLoop.assertInEventLoop()
-        let actions = step(&core, .now())
+        let actions = step(&core, .reading(monotonic: .now()))
         // The mirror changes before any event goes out, so an observer told "started" finds the session in the
         // meeting.
         let inMeeting = core.isInMeeting
