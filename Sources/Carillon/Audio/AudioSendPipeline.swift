@@ -18,7 +18,8 @@ import CarillonRTC
 ///
 /// Muted, nothing is sent: ``process(_:)`` returns nil and sequence numbers stay put, while the timestamp keeps
 /// running with the captured audio (so the receiver sees a pause, not a time warp) and the input level is still
-/// measured. Threading: not thread-safe; the session's media event loop owns it and calls it from its 20 ms timer.
+/// measured. Threading: not thread-safe; the session's ``SessionMediaCore`` owns it (on the session's loop) and calls it
+/// each 20 ms frame.
 final class AudioSendPipeline {
     /// Counters since creation.
     struct Statistics: Sendable, Equatable {

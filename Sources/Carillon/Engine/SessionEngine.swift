@@ -10,7 +10,7 @@ import Synchronization
 /// sans-IO ``SessionMediaCore`` with the media connection's socket and the audio devices, under a single timer that
 /// follows the earlier of the two cores' deadlines. Events go to the app's observers on the callback queue.
 ///
-/// The engine only does I/O: it reads the time (the loop's `now`, and the wall clock in one place, ``readTime()``),
+/// The engine only does I/O: it reads the time (the loop's `now`, and the wall clock in one place, `readTime()`),
 /// reads 20 ms from the input when a frame is due, and carries out what the cores ask (sockets, devices, delivery).
 ///
 /// Threading: the cores, the sockets, the devices and the timer are touched only on `eventLoop`; every public entry

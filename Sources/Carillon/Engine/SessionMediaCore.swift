@@ -39,8 +39,8 @@ enum SessionMediaEffect: Sendable, Equatable {
 /// * The clock: once connected, one frame every 20 ms on a fixed grid from the connection (the first frame is due at
 ///   once). The shell reads 20 ms from the input at ``nextDeadline`` and passes it to
 ///   ``frameTick(captured:now:)``, which sends its packet (nothing while muted) and returns the frame to play. A late
-///   tick keeps the grid (the next frames catch up); one more than 100 ms behind restarts the grid at the tick instead
-///   of bursting.
+///   tick keeps the grid (the missed frames follow at once), unless the next slot is already more than 100 ms in the
+///   past (a stall): then the grid restarts 20 ms after the tick instead of bursting.
 /// * Once a second, on the first tick at or after each second since the connection: an RTCP sender report (with a
 ///   report block about the received audio) and SDES CNAME, the metrics for ``MetricsObserver``s
 ///   (``ClientMetricsCollector``), CLIENT_METRIC (``AudioClientMetrics``), and the ``AudioConnectionHealth`` verdict
