@@ -214,4 +214,34 @@ final class DeviceChangeRecorder: DeviceChangeObserver, Sendable {
         #expect(controller.selectionGeneration == chosen + 1)
         #expect(controller.refreshAudioDevices() == nil)
     }
+
+    @Test func theSelectionChangeHandlerHearsOfEachMoveOnce() throws {
+        final class Count: Sendable { let value = Mutex(0) }
+        let count = Count()
+        let cards = FixtureSoundCards()
+        cards.set(cards: SoundCardFixtures.onboardOnlyCards, pcm: SoundCardFixtures.pcm)
+        let controller = DefaultDeviceController(logger: RecordingLogger(), virtualDevices: VirtualAudioDevices(),
+                                                 soundCards: { cards.devices.withLock { $0 } })
+        controller.setSelectionChangeHandler { count.value.withLock { $0 += 1 } }
+        let tone = try #require(controller.listAudioDevices().first { $0.label == "Tone 440 Hz" })
+        controller.chooseAudioDevice(mediaDevice: tone)
+        #expect(count.value.withLock { $0 } == 1)
+        controller.chooseAudioDevice(mediaDevice: MediaDevice(label: "Studio microphone", type: .audioHandset))
+        #expect(count.value.withLock { $0 } == 1)
+
+        // A device plugged in after the onboard ones leaves the active devices alone.
+        cards.set(cards: SoundCardFixtures.cards, pcm: SoundCardFixtures.pcm)
+        let plugged = try #require(controller.refreshAudioDevices())
+        #expect(count.value.withLock { $0 } == 1)
+        controller.chooseAudioDevice(mediaDevice: plugged.added[0])
+        #expect(count.value.withLock { $0 } == 2)
+        // The chosen headset goes away: the input falls back, a move.
+        cards.set(cards: SoundCardFixtures.onboardOnlyCards, pcm: SoundCardFixtures.pcm)
+        #expect(controller.refreshAudioDevices() != nil)
+        #expect(count.value.withLock { $0 } == 3)
+
+        controller.setSelectionChangeHandler(nil)
+        controller.chooseAudioDevice(mediaDevice: tone)
+        #expect(count.value.withLock { $0 } == 3)
+    }
 }

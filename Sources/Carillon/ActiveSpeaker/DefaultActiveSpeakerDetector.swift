@@ -6,9 +6,10 @@ import NIOPosix
 /// The Chime active-speaker detector: a ``RealtimeObserver`` that turns the session's presence and volume callbacks
 /// into ``ActiveSpeakerObserver`` callbacks, running the sans-IO ``ActiveSpeakerDetector`` with one timer.
 ///
-/// Threading: every method may be called from any thread; the detector's state lives on one event loop, and
-/// observers are called asynchronously on the callback queue (`DispatchQueue.main` for ``init(selfAttendeeId:)``,
-/// as in the Chime SDK; a session passes its own callback queue).
+/// Threading: every method may be called from any thread; the detector's state lives on one event loop (a session's
+/// own loop for the detector of its `audioVideo`, any loop of the shared group otherwise), and observers are called
+/// asynchronously on the callback queue (`DispatchQueue.main` for ``init(selfAttendeeId:)``, as in the Chime SDK; a
+/// session passes its own callback queue).
 public final class DefaultActiveSpeakerDetector: ActiveSpeakerDetectorFacade, RealtimeObserver, @unchecked Sendable {
     /// Carries app objects (observers, policies, updates) across the event-loop and queue hops.
     private struct Box<Value>: @unchecked Sendable { let value: Value }
@@ -24,7 +25,8 @@ public final class DefaultActiveSpeakerDetector: ActiveSpeakerDetectorFacade, Re
         self.init(selfAttendeeId: selfAttendeeId, callbackQueue: .main)
     }
 
-    /// Creates a detector whose observers are called on `callbackQueue`.
+    /// Creates a detector whose observers are called on `callbackQueue`, running on `eventLoop` (a session passes its
+    /// own, so the session's state has one owner).
     init(
         selfAttendeeId: String,
         callbackQueue: DispatchQueue,
@@ -96,7 +98,7 @@ public final class DefaultActiveSpeakerDetector: ActiveSpeakerDetectorFacade, Re
 
     private func apply(_ step: (inout ActiveSpeakerDetector, NIODeadline) -> [ActiveSpeakerDetector.Event]) {
         eventLoop.assertInEventLoop()
-        let events = step(&detector, .now())
+        let events = step(&detector, eventLoop.now)
         if !events.isEmpty {
             let box = Box(value: events)
             callbackQueue.async { Self.deliver(box.value) }

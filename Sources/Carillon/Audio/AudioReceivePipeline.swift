@@ -12,8 +12,8 @@ import NIOCore
 /// packet duration (decoded audio is queued and cut into 20 ms frames). A corrupt payload is concealed and counted.
 ///
 /// RFC 3550 receive statistics run alongside for loss metrics (``takeLossInterval()``) and RTCP reports; a new SSRC
-/// starts new statistics. Threading: not thread-safe; the session's media event loop owns it, feeding packets as they
-/// arrive and pulling frames from its 20 ms timer.
+/// starts new statistics. Threading: not thread-safe; the session's ``SessionMediaCore`` owns it (on the session's
+/// loop), feeding packets as they arrive and pulling a frame each 20 ms tick.
 final class AudioReceivePipeline {
     /// Counters since creation, besides the jitter buffer's own.
     struct Statistics: Sendable, Equatable {

@@ -18,7 +18,8 @@ import CarillonRTC
 ///
 /// Muted, nothing is sent: ``process(_:)`` returns nil and sequence numbers stay put, while the timestamp keeps
 /// running with the captured audio (so the receiver sees a pause, not a time warp) and the input level is still
-/// measured. Threading: not thread-safe; the session's media event loop owns it and calls it from its 20 ms timer.
+/// measured. Threading: not thread-safe; the session's ``SessionMediaCore`` owns it (on the session's loop) and calls it
+/// each 20 ms frame.
 final class AudioSendPipeline {
     /// Counters since creation.
     struct Statistics: Sendable, Equatable {
@@ -59,6 +60,8 @@ final class AudioSendPipeline {
     private(set) var inputVoiceActive = false
     /// Counters since creation.
     private(set) var statistics = Statistics()
+    /// The loss the encoder was last told to expect (``setExpectedPacketLossPercent(_:)``), 0-100 %.
+    private(set) var expectedPacketLossPercent = 0
 
     /// The RTP timestamp of the next frame: what a sender report pairs with the wall clock now.
     var nextTimestamp: UInt32 { timestamp }
@@ -95,7 +98,13 @@ final class AudioSendPipeline {
 
     /// Tells the encoder the loss the receiver reports (RTCP), 0-100 %, so in-band FEC matches it.
     func setExpectedPacketLossPercent(_ percent: Int) {
-        try? encoder.setExpectedPacketLossPercent(min(100, max(0, percent)))
+        let clamped = min(100, max(0, percent))
+        do {
+            try encoder.setExpectedPacketLossPercent(clamped)
+            expectedPacketLossPercent = clamped
+        } catch {
+            // libopus takes every value in 0-100; a refusal keeps the previous setting.
+        }
     }
 
     /// Takes one captured frame (20 ms normally; 10, 40 and 60 ms work too) and returns the packet to send, or nil

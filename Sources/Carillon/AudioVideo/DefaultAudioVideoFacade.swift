@@ -2,6 +2,7 @@ import CarillonProtocol
 import Dispatch
 import Foundation
 import NIOCore
+import NIOPosix
 
 /// The `audioVideo` of a ``DefaultMeetingSession``: starts and stops the session and forwards realtime calls.
 ///
@@ -25,8 +26,10 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         self.configuration = configuration
         self.logger = logger
         self.callbackQueue = callbackQueue
+        // One event loop owns the session: its engine, its sockets and its active-speaker detector.
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let detector = DefaultActiveSpeakerDetector(selfAttendeeId: configuration.credentials.attendeeId,
-                                                    callbackQueue: callbackQueue)
+                                                    callbackQueue: callbackQueue, eventLoop: eventLoop)
         self.activeSpeakerDetector = detector
         observers.add(detector as any RealtimeObserver)
         let devices = DefaultDeviceController(logger: logger, virtualDevices: VirtualAudioDevices(),
@@ -40,7 +43,8 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
                 observers: observers,
                 callbackQueue: callbackQueue,
                 logger: logger,
-                deviceController: devices
+                deviceController: devices,
+                eventLoop: eventLoop
             )
             self.setupError = nil
         } catch {

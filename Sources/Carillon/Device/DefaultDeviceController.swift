@@ -47,6 +47,7 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
     private var listing: [MediaDevice] = []
     private var reportedNoSoundCards: Bool?
     private var generation: UInt64 = 0
+    private var selectionChangeHandler: (@Sendable () -> Void)?
     private var pollTimer: (any DispatchSourceTimer)?
     private weak var openCapture: ALSACaptureSource?
     private weak var openPlayback: ALSAPlaybackSink?
@@ -115,11 +116,13 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
             logger.error(msg: "chooseAudioDevice: \(mediaDevice) is not an available audio device; the selection is unchanged")
             return
         }
-        lock.withLock {
+        let notify = lock.withLock {
             if direction == .input { chosenInput = match } else { chosenOutput = match }
             lastChosen = match
             generation &+= 1
+            return selectionChangeHandler
         }
+        notify?()
         logger.info(msg: "chooseAudioDevice: \(direction == .input ? "input" : "output") is now \(match)")
     }
 
@@ -159,9 +162,16 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
     /// The speaker the session uses now.
     var activeOutput: MediaDevice? { active(.output, in: listAudioDevices()) }
 
-    /// Changes whenever a device is chosen or a refresh finds that the active input or output changed: the engine
-    /// compares it every frame and reopens its source and sink when it moved.
+    /// Changes whenever a device is chosen or a refresh finds that the active input or output changed.
     var selectionGeneration: UInt64 { lock.withLock { generation } }
+
+    /// Sets what is called whenever ``selectionGeneration`` moves (nil: nothing), on the thread that made the change
+    /// and outside the controller's lock. The session passes a hop to its event loop, where it reopens its devices:
+    /// the change comes to the session once, instead of every 20 ms frame asking the controller (and taking its
+    /// lock). One handler: the controller serves one session.
+    func setSelectionChangeHandler(_ handler: (@Sendable () -> Void)?) {
+        lock.withLock { selectionChangeHandler = handler }
+    }
 
     /// Whether the controller is polling for device changes now.
     var isPolling: Bool { lock.withLock { pollTimer != nil } }
@@ -228,13 +238,13 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
     /// Lists the devices again and, when the list changed since the previous refresh, returns the change and calls
     /// every observer's ``DeviceChangeObserver/audioDeviceDidChange(freshAudioDeviceList:)`` asynchronously on the
     /// callback queue. A chosen device that disappeared is forgotten, so its direction falls back to the first listed
-    /// device; ``selectionGeneration`` moves when the active input or output changed. The poll timer calls this; so
-    /// may anyone.
+    /// device; ``selectionGeneration`` moves (and the selection-change handler is called) when the active input or
+    /// output changed. The poll timer calls this; so may anyone.
     @discardableResult
     func refreshAudioDevices() -> DeviceWatcher.Change? {
         refreshLock.withLock {
             let devices = listAudioDevices()
-            let found: (change: DeviceWatcher.Change, observers: [any DeviceChangeObserver])? = lock.withLock {
+            let found: (change: DeviceWatcher.Change, observers: [any DeviceChangeObserver], notify: (@Sendable () -> Void)?)? = lock.withLock {
                 guard let change = watcher.update(devices) else { return nil }
                 let before = (input: resolved(.input, in: listing), output: resolved(.output, in: listing))
                 for removed in change.removed {
@@ -243,12 +253,12 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
                     if lastChosen == removed { lastChosen = nil }
                 }
                 listing = devices
-                if resolved(.input, in: devices) != before.input || resolved(.output, in: devices) != before.output {
-                    generation &+= 1
-                }
-                return (change, Array(observers.values))
+                let moved = resolved(.input, in: devices) != before.input || resolved(.output, in: devices) != before.output
+                if moved { generation &+= 1 }
+                return (change, Array(observers.values), moved ? selectionChangeHandler : nil)
             }
             guard let found else { return nil }
+            found.notify?()
             logger.info(msg: "Audio devices changed: added \(found.change.added.map(\.label)), removed \(found.change.removed.map(\.label))")
             if !found.observers.isEmpty {
                 let delivery = Delivery(observers: found.observers, devices: devices)

@@ -10,8 +10,8 @@ import NIOCore
 /// * Reconnect (`ReconnectionHealthPolicy`): outside the first 10 s after (re)connecting, 25 consecutive seconds
 ///   with no packet at all (counted once traffic was seen) mean the path is dead.
 ///
-/// A value type owned by the session engine; ``connected(at:)`` starts each media connection, keeping the poor state
-/// and the warning count across reconnects.
+/// A value type owned by the session's ``SessionMediaCore``; ``connected(at:)`` starts each media connection, keeping
+/// the poor state and the warning count across reconnects.
 struct AudioConnectionHealth: Sendable {
     /// A change to report.
     enum Change: Sendable, Equatable {

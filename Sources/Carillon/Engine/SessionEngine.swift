@@ -6,12 +6,17 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// Runs one session: the sans-IO ``SignalingSessionCore`` and its ``SignalingSocket`` on one event loop, with a single
-/// timer, delivering events to the app's observers on the callback queue.
+/// Runs one session on one event loop: the sans-IO ``SignalingSessionCore`` with its ``SignalingSocket``, and the
+/// sans-IO ``SessionMediaCore`` with the media connection's socket and the audio devices, under a single timer that
+/// follows the earlier of the two cores' deadlines. Events go to the app's observers on the callback queue.
 ///
-/// Threading: the core, the socket and the timer are touched only on `eventLoop`; every public entry point hops there
-/// with one `execute`. A small mutex-guarded mirror answers the synchronous questions of the API (is the session
-/// started, is it in the meeting) without waiting for the loop.
+/// The engine only does I/O: it reads the time (the loop's `now`, and the wall clock in one place, `readTime()`),
+/// reads 20 ms from the input when a frame is due, and carries out what the cores ask (sockets, devices, delivery).
+///
+/// Threading: the cores, the sockets, the devices and the timer are touched only on `eventLoop`; every public entry
+/// point hops there with one `execute`, and so does a device choice (the device controller's selection-change
+/// handler). A small mutex-guarded mirror answers the synchronous questions of the API (is the session started, is
+/// it in the meeting) without waiting for the loop; the loop writes it only when its answer changes.
 final class SessionEngine: @unchecked Sendable {
     let eventLoop: any EventLoop
     private let target: SignalingSocket.Target
@@ -23,35 +28,21 @@ final class SessionEngine: @unchecked Sendable {
 
     // Confined to `eventLoop`.
     private var core: SignalingSessionCore
+    /// One for the whole session: its connection-health verdicts span media connections.
+    private let mediaCore = SessionMediaCore()
     private var socket: SignalingSocket?
-    private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.apply { $0.tick(now: $1) } }
+    private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.timerFired() }
     private var media: SessionMedia?
     /// Bumped whenever media is torn down, so a late bind or event of an abandoned connection is ignored.
     private var mediaGeneration = 0
     private lazy var certificate: DTLSCertificate? = try? DTLSCertificate.generate(commonName: "carillon-client")
-    /// The chosen devices; read at each media connection and every frame (a new choice reopens them).
+    /// The chosen devices; the media core asks for them at each media connection and after each new choice.
     let deviceController: DefaultDeviceController
-    private var audio: SessionAudio?
+    /// The devices the media core asked for, open while its audio runs.
+    private var devices: OpenDevices?
     private var audioConfiguration = AudioVideoConfiguration()
-    /// Poor/recovered verdicts and the dead-path check, kept across media connections of the session.
-    private var health = AudioConnectionHealth(connectedAt: .now())
-
-    /// The audio of the current media connection: devices, pipelines and the 20 ms clock.
-    private struct SessionAudio {
-        var input: any AudioInputSource
-        var output: any AudioOutputSink
-        let send: AudioSendPipeline
-        let receive: AudioReceivePipeline
-        var deviceGeneration: UInt64
-        var nextFrame: NIODeadline
-        var timer: Scheduled<Void>?
-        /// The once-a-second metrics, on a grid from the start of audio.
-        var metrics: ClientMetricsCollector
-        /// The server's latest report block about the sent audio, and the round trip it measured.
-        var sendReport: RTCPPacket.ReportBlock?
-        var roundTrip: TimeAmount?
-        var packetsSentBefore = 0
-    }
+    /// What the mirror was last told, so that steps which change neither answer take no lock.
+    private var published = (inMeeting: false, stopped: false)
 
     /// The media connection of the current signaling connection.
     private struct SessionMedia {
@@ -61,6 +52,12 @@ final class SessionEngine: @unchecked Sendable {
         let ssrc: UInt32
         var opusPayloadType: UInt8 = AudioSessionDescription.offeredOpusPayloadType
         var audioLevelExtensionId: UInt8?
+    }
+
+    /// The input read every frame and the output written every frame.
+    private struct OpenDevices {
+        var input: any AudioInputSource
+        let output: any AudioOutputSink
     }
 
     struct Mirror {
@@ -89,6 +86,11 @@ final class SessionEngine: @unchecked Sendable {
             audioHost: configuration.urls.audioHostUrl,
             audioSessionId: UInt64(UInt32.random(in: 1...UInt32.max))
         )
+        deviceController.setSelectionChangeHandler { [weak self] in
+            guard let self else { return }
+            // The hop from whoever changed the selection (an app thread, the controller's poll queue) to the loop.
+            eventLoop.execute { self.applyMedia { media, _ in media.devicesChanged() } }
+        }
     }
 
     var isStarted: Bool { mirror.withLock { $0.started } }
@@ -117,7 +119,7 @@ final class SessionEngine: @unchecked Sendable {
         eventLoop.execute {
             self.apply { core, now in core.setMuted(muted, now: now).actions }
             // Muted means nothing is sent (the server is told through AUDIO_CONTROL as well).
-            self.audio?.send.setMuted(muted)
+            self.mediaCore.setMuted(muted)
         }
         return true
     }
@@ -131,21 +133,64 @@ final class SessionEngine: @unchecked Sendable {
         return true
     }
 
-    // MARK: Running the core
+    // MARK: Running the cores
 
-    private func apply(_ step: (inout SignalingSessionCore, SessionTime) -> [SessionAction]) {
+    /// The one reading of the clocks: the loop's monotonic `now` and the wall clock.
+    private func readTime() -> SessionTime {
+        SessionTime.reading(monotonic: eventLoop.now)
+    }
+
+    /// Steps the signaling core (at `now`, or at a fresh reading) and carries out its actions.
+    private func apply(at now: SessionTime? = nil, _ step: (inout SignalingSessionCore, SessionTime) -> [SessionAction]) {
         eventLoop.assertInEventLoop()
-        let actions = step(&core, .now())
+        let actions = step(&core, now ?? readTime())
         // The mirror changes before any event goes out, so an observer told "started" finds the session in the
         // meeting.
-        let inMeeting = core.isInMeeting
-        let stopped = core.phase == .stopped
-        mirror.withLock { mirror in
-            mirror.inMeeting = inMeeting
-            if stopped { mirror.started = false }
-        }
+        publishMirror()
         perform(actions)
         rescheduleTimer()
+    }
+
+    /// Steps the media core (at `now`, or at a fresh reading) and carries out its effects.
+    private func applyMedia(at now: SessionTime? = nil, _ step: (SessionMediaCore, SessionTime) -> [SessionMediaEffect]) {
+        eventLoop.assertInEventLoop()
+        let now = now ?? readTime()
+        perform(step(mediaCore, now), now: now)
+        rescheduleTimer()
+    }
+
+    /// The timer follows the earlier deadline of the two cores; each core whose deadline passed takes its step.
+    private func timerFired() {
+        let now = readTime()
+        if let due = mediaCore.nextDeadline, due <= now.monotonic {
+            // Reading the device is I/O, so it happens here; the core decides what the frame becomes.
+            let captured = devices?.input.read(frameMilliseconds: SessionMediaCore.frameMilliseconds)
+            applyMedia(at: now) { media, now in media.frameTick(captured: captured, now: now) }
+        }
+        if let due = core.nextDeadline, due <= now.monotonic {
+            apply(at: now) { $0.tick(now: $1) }
+        }
+        rescheduleTimer()
+    }
+
+    private func rescheduleTimer() {
+        switch (core.nextDeadline, mediaCore.nextDeadline) {
+        case (let signaling?, let media?): timer.follow(min(signaling, media))
+        case (let deadline, nil), (nil, let deadline): timer.follow(deadline)
+        }
+    }
+
+    /// Tells the mirror what changed: in the meeting or not, and "not started" once the core stopped.
+    private func publishMirror() {
+        let inMeeting = core.isInMeeting
+        let stopped = core.phase == .stopped
+        guard inMeeting != published.inMeeting || stopped != published.stopped else { return }
+        let becameStopped = stopped && !published.stopped
+        published = (inMeeting, stopped)
+        mirror.withLock { mirror in
+            mirror.inMeeting = inMeeting
+            if becameStopped { mirror.started = false }
+        }
     }
 
     private func perform(_ actions: [SessionAction]) {
@@ -178,6 +223,42 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
+    private func perform(_ effects: [SessionMediaEffect], now: SessionTime) {
+        for effect in effects {
+            switch effect {
+            case .openDevices(let format, let microphone, let speaker):
+                devices?.output.close()
+                devices = OpenDevices(
+                    input: microphone ? deviceController.openInput(format: format) : SilenceAudioSource(format: format),
+                    output: speaker ? deviceController.openOutput(format: format) : NullAudioSink(format: format))
+            case .closeDevices:
+                devices?.output.close()
+                devices = nil
+            case .sendRTP(let packet):
+                media?.socket.sendRTP(packet)
+            case .sendRTCP(let compound):
+                media?.socket.sendRTCP(compound)
+            case .play(let frame):
+                devices?.output.write(frame)
+            case .metrics(let metrics):
+                deliver(metrics)
+            case .clientMetric(let frame):
+                apply(at: now) { core, now in core.clientMetric(frame, now: now) }
+            case .connectionBecamePoor:
+                logger.info(msg: "the connection became poor (under half of the expected audio arrives)")
+                let observers = self.observers
+                callbackQueue.async { observers.audioVideoObservers.forEach { $0.connectionDidBecomePoor() } }
+            case .connectionRecovered:
+                logger.info(msg: "the connection recovered")
+                let observers = self.observers
+                callbackQueue.async { observers.audioVideoObservers.forEach { $0.connectionDidRecover() } }
+            case .reconnect:
+                logger.error(msg: "no audio received for \(AudioConnectionHealth.silentSamplesBeforeReconnect) s: reconnecting")
+                apply(at: now) { $0.mediaFailed(cause: .connectionHealthReconnect, now: $1) }
+            }
+        }
+    }
+
     // MARK: Media
 
     /// Binds a UDP socket on this loop, on the interface that reaches the server, and makes the offer.
@@ -190,22 +271,16 @@ final class SessionEngine: @unchecked Sendable {
             return
         }
         let host = socket?.localAddress?.ipAddress ?? "0.0.0.0"
-        let loop = eventLoop
-        Task {
-            let bound: PeerConnectionSocket
-            do {
-                bound = try await PeerConnectionSocket.bind(host: host, group: loop)
-            } catch {
-                loop.execute { [self] in
-                    guard generation == mediaGeneration else { return }
-                    logger.error(msg: "could not bind a media socket on \(host): \(error)")
-                    apply { $0.mediaFailed(now: $1) }
-                }
-                return
-            }
-            loop.execute { [self] in
+        // The socket belongs to this loop, so the future completes here: no hop.
+        PeerConnectionSocket.bind(host: host, on: eventLoop).whenComplete { [self] result in
+            switch result {
+            case .failure(let error):
+                guard generation == mediaGeneration else { return }
+                logger.error(msg: "could not bind a media socket on \(host): \(error)")
+                apply { $0.mediaFailed(now: $1) }
+            case .success(let bound):
                 guard generation == mediaGeneration else {
-                    Task { await bound.close() }
+                    bound.close(promise: nil)
                     return
                 }
                 let local = TransportDescription(
@@ -250,9 +325,9 @@ final class SessionEngine: @unchecked Sendable {
             startAudio()
             apply { $0.mediaConnected(now: $1) }
         case .rtp(let packet):
-            audio?.receive.receive(packet, arrival: .now())
+            mediaCore.received(rtp: packet, now: readTime())
         case .rtcp(let packets):
-            received(packets)
+            mediaCore.received(rtcp: packets, now: readTime())
         case .failed(let failure):
             logger.error(msg: "media failed: \(failure)")
             apply { $0.mediaFailed(now: $1) }
@@ -265,145 +340,20 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    /// Reports about the audio this session sends (send loss for the metrics and the encoder's FEC), and the server's
-    /// sender reports about what it receives (echoed in this session's reports).
-    private func received(_ packets: [RTCPPacket]) {
-        guard var audio, let media else { return }
-        let now = NIODeadline.now()
-        for packet in packets {
-            let blocks: [RTCPPacket.ReportBlock]
-            switch packet {
-            case .senderReport(let ssrc, let ntp, _, _, _, let reports):
-                audio.receive.senderReportReceived(ssrc: ssrc, ntpTimestamp: NTPTimestamp(ntp), arrival: now)
-                blocks = reports
-            case .receiverReport(_, let reports):
-                blocks = reports
-            default:
-                continue
-            }
-            for block in blocks where block.ssrc == media.ssrc {
-                audio.sendReport = block
-                audio.metrics.addAudioSendReport(block, at: now)
-                audio.send.setExpectedPacketLossPercent(Int(block.fractionLost) * 100 / 256)
-                if let roundTrip = block.roundTripTime(arrival: .now()) {
-                    audio.roundTrip = roundTrip
-                }
-            }
-        }
-        self.audio = audio
-    }
-
-    /// Opens the chosen devices and starts the 20 ms audio clock: capture, encode and send; play what arrives.
+    /// Starts the media core's audio for the connected media: it asks for the devices and runs the 20 ms clock.
     private func startAudio() {
-        stopAudio()
         guard let media else { return }
-        let mode = audioConfiguration.audioMode
-        let format = mode.format
-        do {
-            let send = try AudioSendPipeline(audioMode: mode, ssrc: media.ssrc, payloadType: media.opusPayloadType,
-                                             audioLevelExtensionID: media.audioLevelExtensionId)
-            send.setMuted(core.isMuted)
-            let receive = try AudioReceivePipeline(audioMode: mode, payloadType: media.opusPayloadType)
-            receive.decodes = audioConfiguration.audioDeviceCapabilities != .none
-            let (input, output) = openDevices(format: format)
-            let now = NIODeadline.now()
-            audio = SessionAudio(input: input, output: output, send: send, receive: receive,
-                                 deviceGeneration: deviceController.selectionGeneration, nextFrame: now,
-                                 metrics: ClientMetricsCollector(start: now))
-            health.connected(at: now)
-            scheduleAudioFrame()
-        } catch {
-            logger.error(msg: "audio cannot start: \(error)")
-        }
-    }
-
-    /// The chosen devices as the capabilities allow: without input capability the session sends silence (DTX keeps
-    /// it to a few bytes), as Chime sends "muted" packets; without output capability nothing is played.
-    private func openDevices(format: AudioFormat) -> (input: any AudioInputSource, output: any AudioOutputSink) {
-        let capabilities = audioConfiguration.audioDeviceCapabilities
-        let input: any AudioInputSource = capabilities == .inputAndOutput
-            ? deviceController.openInput(format: format) : SilenceAudioSource(format: format)
-        let output: any AudioOutputSink = capabilities == .none
-            ? NullAudioSink(format: format) : deviceController.openOutput(format: format)
-        return (input, output)
-    }
-
-    /// One-shot timers on a fixed 20 ms grid, so capture and playback do not drift with the loop's delays.
-    private func scheduleAudioFrame() {
-        guard var audio, audio.timer == nil else { return }
-        let generation = mediaGeneration
-        audio.timer = eventLoop.scheduleTask(deadline: audio.nextFrame) { [weak self] in
-            guard let self, generation == self.mediaGeneration else { return }
-            self.audioFrame()
-        }
-        self.audio = audio
-    }
-
-    private func audioFrame() {
-        guard var audio else { return }
-        audio.timer = nil
-        let now = NIODeadline.now()
-        if deviceController.selectionGeneration != audio.deviceGeneration {
-            // The app chose another device: reopen both ends (within the session's capabilities).
-            audio.output.close()
-            (audio.input, audio.output) = openDevices(format: audioConfiguration.audioMode.format)
-            audio.deviceGeneration = deviceController.selectionGeneration
-        }
-        if let packet = audio.send.process(audio.input.read(frameMilliseconds: 20)) {
-            media?.socket.sendRTP(packet.serialized())
-        }
-        audio.output.write(audio.receive.nextFrame(now: now))
-        if now >= audio.metrics.nextDeadline {
-            secondElapsed(&audio, now: now)
-        }
-        audio.nextFrame = audio.nextFrame + .milliseconds(20)
-        // After a stall (a suspended process, say) restart the grid instead of catching up in a burst.
-        if audio.nextFrame < now - .milliseconds(100) { audio.nextFrame = now + .milliseconds(20) }
-        self.audio = audio
-        scheduleAudioFrame()
-    }
-
-    /// Once a second: the sender report, the metrics to the observers, and the connection-health verdict.
-    private func secondElapsed(_ audio: inout SessionAudio, now: NIODeadline) {
-        let interval = audio.receive.takeLossInterval()
-        audio.metrics.addAudioReceiveCounts(expected: interval.expected, lost: interval.lost)
-        if let media {
-            let report = RTCPPacket.senderReport(
-                ssrc: media.ssrc, ntpTimestamp: NTPTimestamp.now().value, rtpTimestamp: audio.send.nextTimestamp,
-                packetCount: UInt32(truncatingIfNeeded: audio.send.statistics.packetsSent),
-                octetCount: UInt32(truncatingIfNeeded: audio.send.statistics.payloadBytesSent),
-                reports: audio.receive.reportBlock(now: now).map { [$0] } ?? [])
-            let names = RTCPPacket.sourceDescription(chunks: [.init(ssrc: media.ssrc, items: [.cname(core.credentials.attendeeId)])])
-            media.socket.sendRTCP(report.serialized() + names.serialized())
-        }
-        if let metrics = audio.metrics.advance(to: now) { deliver(metrics) }
-        let clockRate = Double(AudioSendPipeline.clockRate)
-        let measured = AudioClientMetrics(
-            micPacketsPerSecond: Double(audio.send.statistics.packetsSent - audio.packetsSentBefore),
-            micLossPercent: audio.sendReport.map { Double($0.fractionLost) * 100 / 256 },
-            micJitterMilliseconds: audio.sendReport.map { Double($0.jitter) * 1000 / clockRate },
-            micRoundTripMilliseconds: audio.roundTrip.map { Double($0.nanoseconds) / 1e6 },
-            speakerPacketsPerSecond: Double(interval.received),
-            speakerLossPercent: interval.expected > 0 ? interval.lossPercent : nil,
-            speakerJitterMilliseconds: audio.receive.receiveStatistics.map { $0.jitterSeconds * 1000 },
-            jitterBufferMilliseconds: Double(audio.receive.targetDelay.nanoseconds) / 1e6)
-        audio.packetsSentBefore = audio.send.statistics.packetsSent
-        apply { core, now in core.clientMetric(measured.frame, now: now) }
-        switch health.record(packetsReceived: interval.received, now: now) {
-        case .becamePoor:
-            logger.info(msg: "the connection became poor (under half of the expected audio arrives)")
-            let observers = self.observers
-            callbackQueue.async { observers.audioVideoObservers.forEach { $0.connectionDidBecomePoor() } }
-        case .recovered:
-            logger.info(msg: "the connection recovered")
-            let observers = self.observers
-            callbackQueue.async { observers.audioVideoObservers.forEach { $0.connectionDidRecover() } }
-        case .reconnect:
-            logger.error(msg: "no audio received for \(AudioConnectionHealth.silentSamplesBeforeReconnect) s: reconnecting")
-            // After this frame: the core tears the audio down.
-            eventLoop.execute { [self] in apply { $0.mediaFailed(cause: .connectionHealthReconnect, now: $1) } }
-        case nil:
-            break
+        let connection = SessionMediaCore.Connection(
+            ssrc: media.ssrc, cname: core.credentials.attendeeId, payloadType: media.opusPayloadType,
+            audioLevelExtensionId: media.audioLevelExtensionId, audioMode: audioConfiguration.audioMode,
+            capabilities: audioConfiguration.audioDeviceCapabilities, muted: core.isMuted)
+        applyMedia { [logger] media, now in
+            do {
+                return try media.connected(connection, now: now)
+            } catch {
+                logger.error(msg: "audio cannot start: \(error)")
+                return []
+            }
         }
     }
 
@@ -415,19 +365,12 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    private func stopAudio() {
-        guard let audio else { return }
-        audio.timer?.cancel()
-        audio.output.close()
-        self.audio = nil
-    }
-
     private func stopMedia() {
-        stopAudio()
+        applyMedia { media, _ in media.stop() }
         mediaGeneration += 1
         guard let media else { return }
         self.media = nil
-        Task { await media.socket.close() }
+        media.socket.close(promise: nil)
     }
 
     private func socketEvent(_ event: SignalingSocket.Event) {
@@ -445,10 +388,6 @@ final class SessionEngine: @unchecked Sendable {
             socket = nil
             apply { $0.socketClosed(code: code, now: $1) }
         }
-    }
-
-    private func rescheduleTimer() {
-        timer.follow(core.nextDeadline)
     }
 
     // MARK: Delivering to the app

@@ -35,6 +35,25 @@ public final class PeerConnectionSocket: @unchecked Sendable {
         return PeerConnectionSocket(channel: channel, handler: handler, localAddress: address)
     }
 
+    /// Binds a UDP socket owned by `eventLoop` (port 0 picks a free one); the future completes on that loop, so an
+    /// owner running there continues without a hop.
+    public static func bind(host: String, port: Int = 0, on eventLoop: any EventLoop) -> EventLoopFuture<PeerConnectionSocket> {
+        let handler = DatagramHandler()
+        return DatagramBootstrap(group: eventLoop)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+            }
+            .bind(host: host, port: port)
+            .flatMap { channel in
+                guard let address = channel.localAddress.flatMap(STUNAddress.init) else {
+                    return channel.close().flatMapThrowing { throw ChannelError.unknownLocalAddress }
+                }
+                return channel.eventLoop.makeSucceededFuture(
+                    PeerConnectionSocket(channel: channel, handler: handler, localAddress: address))
+            }
+    }
+
     /// Runs `connection` on this socket: starts it and reports its events on ``eventLoop``.
     public func attach(_ connection: PeerConnection, onEvent: @escaping @Sendable (PeerConnectionEvent) -> Void) {
         let channel = self.channel
@@ -68,6 +87,22 @@ public final class PeerConnectionSocket: @unchecked Sendable {
     /// Runs `body` on the loop with the attached connection's driver, if any.
     public func withDriver<T: Sendable>(_ body: @escaping @Sendable (PeerConnectionDriver?) -> T) async throws -> T {
         try await eventLoop.submit { [handler] in body(handler.driver) }.get()
+    }
+
+    /// Closes DTLS (close_notify) and the socket without waiting; `promise` (if any) completes when the socket is
+    /// closed. On the socket's own loop the connection stops at once.
+    public func close(promise: EventLoopPromise<Void>?) {
+        if eventLoop.inEventLoop {
+            closeOnLoop(promise: promise)
+        } else {
+            eventLoop.execute { self.closeOnLoop(promise: promise) }
+        }
+    }
+
+    private func closeOnLoop(promise: EventLoopPromise<Void>?) {
+        handler.driver?.stop()
+        handler.driver = nil
+        channel.close(promise: promise)
     }
 
     /// Closes DTLS (close_notify) and the socket.

@@ -1,0 +1,263 @@
+import CarillonCodecs
+import CarillonProtocol
+import CarillonRTC
+import NIOCore
+
+/// What the session media core asks its shell to do, in order.
+enum SessionMediaEffect: Sendable, Equatable {
+    /// Open the session's devices in `format`, closing any opened before: the chosen microphone when `microphone`,
+    /// else a silent source; the chosen speaker when `speaker`, else the null sink.
+    case openDevices(format: AudioFormat, microphone: Bool, speaker: Bool)
+    /// Close the devices: the media connection ended.
+    case closeDevices
+    /// Send one RTP packet (before SRTP) on the media connection.
+    case sendRTP([UInt8])
+    /// Send one RTCP compound packet (before SRTCP) on the media connection.
+    case sendRTCP([UInt8])
+    /// Play 20 ms of received audio on the output.
+    case play(AudioFrame)
+    /// Hand the second's metrics to the metrics observers.
+    case metrics([ObservableMetric: Double])
+    /// Send this CLIENT_METRIC frame on signaling (``SignalingSessionCore/clientMetric(_:now:)``).
+    case clientMetric(SdkClientMetricFrame)
+    /// Tell the observers `connectionDidBecomePoor`.
+    case connectionBecamePoor
+    /// Tell the observers `connectionDidRecover`.
+    case connectionRecovered
+    /// The path is dead: reconnect (``SignalingSessionCore/mediaFailed(cause:now:)`` with
+    /// `connectionHealthReconnect`). Always the last effect of its step.
+    case reconnect
+}
+
+/// The media of a client session as a synchronous state machine (sans-IO): the 20 ms audio clock, the send and
+/// receive pipelines, RTCP, the metrics and the connection-health verdicts.
+///
+/// Fed the media connection's packets, the captured frames and the time (``SessionTime``: monotonic for the clock,
+/// wall clock for NTP timestamps), it returns ``SessionMediaEffect``s and says when it must be called next
+/// (``nextDeadline``). It never reads a clock or touches a device or socket, so it runs in virtual time in tests.
+///
+/// * The clock: once connected, one frame every 20 ms on a fixed grid from the connection (the first frame is due at
+///   once). The shell reads 20 ms from the input at ``nextDeadline`` and passes it to
+///   ``frameTick(captured:now:)``, which sends its packet (nothing while muted) and returns the frame to play. A late
+///   tick keeps the grid (the missed frames follow at once), unless the next slot is already more than 100 ms in the
+///   past (a stall): then the grid restarts 20 ms after the tick instead of bursting.
+/// * Once a second, on the first tick at or after each second since the connection: an RTCP sender report (with a
+///   report block about the received audio) and SDES CNAME, the metrics for ``MetricsObserver``s
+///   (``ClientMetricsCollector``), CLIENT_METRIC (``AudioClientMetrics``), and the ``AudioConnectionHealth`` verdict
+///   (poor, recovered, or reconnect).
+/// * Received reports: a report block about the sent audio feeds the send-loss metric and CLIENT_METRIC, tells the
+///   encoder how much loss to protect against with FEC, and gives the round trip (LSR/DLSR against the wall clock);
+///   a sender report is echoed in the next report block.
+/// * Devices: which ones a connection uses follows ``AudioDeviceCapabilities`` (``Connection/capabilities``); a
+///   device chosen mid-call (``devicesChanged()``) reopens them within the same capabilities.
+///
+/// The health verdicts (poor at most twice per session, its 60 s freeze) span the session, so one core serves every
+/// media connection of a session. Threading: not thread-safe; the session's event loop owns it.
+final class SessionMediaCore {
+    /// What the media connection negotiated and the session chose, for ``connected(_:now:)``.
+    struct Connection: Sendable, Equatable {
+        /// The SSRC of the sent audio (the offer's).
+        var ssrc: UInt32
+        /// The CNAME of the sender reports: the attendee id.
+        var cname: String
+        /// The Opus payload type of the answer.
+        var payloadType: UInt8
+        /// The answer's id for the audio-level header extension; nil sends none.
+        var audioLevelExtensionId: UInt8?
+        /// The session's format: what devices capture and play, what the pipelines take and give.
+        var audioMode: AudioMode
+        /// Which devices the session uses, and whether received audio is decoded.
+        var capabilities: AudioDeviceCapabilities
+        /// The mute state when the connection came up (mute survives reconnects).
+        var muted: Bool
+        /// The first RTP sequence number; random as RFC 3550 asks, fixed by tests.
+        var firstSequenceNumber: UInt16 = .random(in: .min ... .max)
+        /// The first RTP timestamp; random as RFC 3550 asks, fixed by tests.
+        var firstTimestamp: UInt32 = .random(in: .min ... .max)
+    }
+
+    static let frameMilliseconds = 20
+    static let frameInterval: TimeAmount = .milliseconds(Int64(frameMilliseconds))
+    /// How far a tick may be behind the grid before the grid restarts at the tick.
+    static let stallLimit: TimeAmount = .milliseconds(100)
+
+    /// The audio of the current media connection.
+    private struct Audio {
+        let connection: Connection
+        let send: AudioSendPipeline
+        let receive: AudioReceivePipeline
+        var nextFrame: NIODeadline
+        /// The once-a-second metrics, on a grid from the connection.
+        var metrics: ClientMetricsCollector
+        /// The server's latest report block about the sent audio, and the round trip it measured.
+        var sendReport: RTCPPacket.ReportBlock?
+        var roundTrip: TimeAmount?
+        var packetsSentBefore = 0
+    }
+
+    private var audio: Audio?
+    /// Kept across connections; ``AudioConnectionHealth/connected(at:)`` sets the real start before any sample.
+    private var health = AudioConnectionHealth(connectedAt: .uptimeNanoseconds(0))
+
+    init() {}
+
+    /// When the next frame is due; nil without a media connection.
+    var nextDeadline: NIODeadline? { audio?.nextFrame }
+
+    /// Whether a media connection's audio is running.
+    var isConnected: Bool { audio != nil }
+
+    /// Whether nothing is sent.
+    var isMuted: Bool { audio?.send.isMuted ?? false }
+
+    /// The send pipeline's counters, nil without a media connection.
+    var sendStatistics: AudioSendPipeline.Statistics? { audio?.send.statistics }
+
+    /// The receive pipeline's counters, nil without a media connection.
+    var receiveStatistics: AudioReceivePipeline.Statistics? { audio?.receive.statistics }
+
+    /// The loss the encoder protects against with FEC, from the server's latest report, in %.
+    var expectedPacketLossPercent: Int? { audio?.send.expectedPacketLossPercent }
+
+    /// The round trip measured from the server's latest report that allowed it.
+    var roundTrip: TimeAmount? { audio?.roundTrip }
+
+    /// Whether the connection is reported poor now.
+    var isConnectionPoor: Bool { health.isPoor }
+
+    // MARK: Inputs
+
+    /// The media connection is up (ICE and DTLS done): starts the clock (first frame due at `now`) and asks for the
+    /// devices. Throws when Opus cannot be set up, leaving the core as it was.
+    func connected(_ connection: Connection, now: SessionTime) throws(OpusError) -> [SessionMediaEffect] {
+        let send = try AudioSendPipeline(
+            audioMode: connection.audioMode, ssrc: connection.ssrc, payloadType: connection.payloadType,
+            audioLevelExtensionID: connection.audioLevelExtensionId,
+            sequenceNumber: connection.firstSequenceNumber, timestamp: connection.firstTimestamp)
+        send.setMuted(connection.muted)
+        let receive = try AudioReceivePipeline(audioMode: connection.audioMode, payloadType: connection.payloadType)
+        // Without an output nothing is heard, so nothing is decoded (a listening bot costs almost nothing).
+        receive.decodes = connection.capabilities != .none
+        audio = Audio(connection: connection, send: send, receive: receive, nextFrame: now.monotonic,
+                      metrics: ClientMetricsCollector(start: now.monotonic))
+        health.connected(at: now.monotonic)
+        return [Self.openDevices(for: connection)]
+    }
+
+    /// An RTP packet of the received audio (after SRTP), arrived at `now`.
+    func received(rtp packet: RTPPacket, now: SessionTime) {
+        audio?.receive.receive(packet, arrival: now.monotonic)
+    }
+
+    /// RTCP packets (after SRTCP) arrived at `now`: reports about the sent audio, and the server's sender reports
+    /// about what it sends (echoed in the next report block).
+    func received(rtcp packets: [RTCPPacket], now: SessionTime) {
+        guard var audio else { return }
+        for packet in packets {
+            let blocks: [RTCPPacket.ReportBlock]
+            switch packet {
+            case .senderReport(let ssrc, let ntp, _, _, _, let reports):
+                audio.receive.senderReportReceived(ssrc: ssrc, ntpTimestamp: NTPTimestamp(ntp), arrival: now.monotonic)
+                blocks = reports
+            case .receiverReport(_, let reports):
+                blocks = reports
+            default:
+                continue
+            }
+            for block in blocks where block.ssrc == audio.connection.ssrc {
+                audio.sendReport = block
+                audio.metrics.addAudioSendReport(block, at: now.monotonic)
+                audio.send.setExpectedPacketLossPercent(Int(block.fractionLost) * 100 / 256)
+                if let roundTrip = block.roundTripTime(arrival: now.ntp) {
+                    audio.roundTrip = roundTrip
+                }
+            }
+        }
+        self.audio = audio
+    }
+
+    /// The frame due at ``nextDeadline``: `captured` is 20 ms read from the input (nil: none open, sent as
+    /// silence). Returns the packet to send, the frame to play and, once a second, the reports. A tick before the
+    /// deadline (or without a connection) does nothing and drops `captured`.
+    func frameTick(captured: AudioFrame?, now: SessionTime) -> [SessionMediaEffect] {
+        guard var audio, now.monotonic >= audio.nextFrame else { return [] }
+        var effects: [SessionMediaEffect] = []
+        let frame = captured ?? .silence(format: audio.connection.audioMode.format, milliseconds: Self.frameMilliseconds)
+        if let packet = audio.send.process(frame) {
+            effects.append(.sendRTP(packet.serialized()))
+        }
+        effects.append(.play(audio.receive.nextFrame(now: now.monotonic)))
+        if now.monotonic >= audio.metrics.nextDeadline {
+            effects += secondElapsed(&audio, now: now)
+        }
+        audio.nextFrame = audio.nextFrame + Self.frameInterval
+        // After a stall (a suspended process, say) restart the grid instead of catching up in a burst.
+        if audio.nextFrame < now.monotonic - Self.stallLimit { audio.nextFrame = now.monotonic + Self.frameInterval }
+        self.audio = audio
+        return effects
+    }
+
+    /// Mutes or unmutes the sent audio (the server is told through AUDIO_CONTROL by signaling).
+    func setMuted(_ muted: Bool) {
+        audio?.send.setMuted(muted)
+    }
+
+    /// The app chose another device, or the active one changed: reopen the devices the capabilities allow (nothing
+    /// for a session that uses none).
+    func devicesChanged() -> [SessionMediaEffect] {
+        guard let audio, audio.connection.capabilities != .none else { return [] }
+        return [Self.openDevices(for: audio.connection)]
+    }
+
+    /// The media connection ended: the clock stops and the devices close.
+    func stop() -> [SessionMediaEffect] {
+        guard audio != nil else { return [] }
+        audio = nil
+        return [.closeDevices]
+    }
+
+    // MARK: Once a second
+
+    /// The sender report, the metrics, CLIENT_METRIC and the connection-health verdict.
+    private func secondElapsed(_ audio: inout Audio, now: SessionTime) -> [SessionMediaEffect] {
+        var effects: [SessionMediaEffect] = []
+        let interval = audio.receive.takeLossInterval()
+        audio.metrics.addAudioReceiveCounts(expected: interval.expected, lost: interval.lost)
+        let connection = audio.connection
+        let report = RTCPPacket.senderReport(
+            ssrc: connection.ssrc, ntpTimestamp: now.ntp.value, rtpTimestamp: audio.send.nextTimestamp,
+            packetCount: UInt32(truncatingIfNeeded: audio.send.statistics.packetsSent),
+            octetCount: UInt32(truncatingIfNeeded: audio.send.statistics.payloadBytesSent),
+            reports: audio.receive.reportBlock(now: now.monotonic).map { [$0] } ?? [])
+        let names = RTCPPacket.sourceDescription(chunks: [.init(ssrc: connection.ssrc, items: [.cname(connection.cname)])])
+        effects.append(.sendRTCP(report.serialized() + names.serialized()))
+        if let metrics = audio.metrics.advance(to: now.monotonic) { effects.append(.metrics(metrics)) }
+        let clockRate = Double(AudioSendPipeline.clockRate)
+        let measured = AudioClientMetrics(
+            micPacketsPerSecond: Double(audio.send.statistics.packetsSent - audio.packetsSentBefore),
+            micLossPercent: audio.sendReport.map { Double($0.fractionLost) * 100 / 256 },
+            micJitterMilliseconds: audio.sendReport.map { Double($0.jitter) * 1000 / clockRate },
+            micRoundTripMilliseconds: audio.roundTrip.map { Double($0.nanoseconds) / 1e6 },
+            speakerPacketsPerSecond: Double(interval.received),
+            speakerLossPercent: interval.expected > 0 ? interval.lossPercent : nil,
+            speakerJitterMilliseconds: audio.receive.receiveStatistics.map { $0.jitterSeconds * 1000 },
+            jitterBufferMilliseconds: Double(audio.receive.targetDelay.nanoseconds) / 1e6)
+        audio.packetsSentBefore = audio.send.statistics.packetsSent
+        effects.append(.clientMetric(measured.frame))
+        switch health.record(packetsReceived: interval.received, now: now.monotonic) {
+        case .becamePoor: effects.append(.connectionBecamePoor)
+        case .recovered: effects.append(.connectionRecovered)
+        case .reconnect: effects.append(.reconnect)
+        case nil: break
+        }
+        return effects
+    }
+
+    /// The devices a connection uses: a microphone only with input capability (else silence, which DTX keeps to a few
+    /// bytes, as Chime sends "muted" packets), a speaker unless the session has no audio devices at all.
+    private static func openDevices(for connection: Connection) -> SessionMediaEffect {
+        .openDevices(format: connection.audioMode.format,
+                     microphone: connection.capabilities == .inputAndOutput,
+                     speaker: connection.capabilities != .none)
+    }
+}
