@@ -129,6 +129,12 @@ let package = Package(
         .testTarget(name: "CarillonServerTests", dependencies: ["CarillonServer", "CarillonCodecs"], swiftSettings: strict),
         .testTarget(name: "CarillonTests", dependencies: ["Carillon"], swiftSettings: strict),
         .testTarget(
+            name: "MeetingSimulationTests",
+            dependencies: ["Carillon", "CarillonServer", "CarillonRTC", "CarillonCodecs", "CarillonProtocol",
+                           .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "Carillon",

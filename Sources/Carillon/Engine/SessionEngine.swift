@@ -299,16 +299,11 @@ final class SessionEngine: @unchecked Sendable {
         guard var media else { return }
         let generation = mediaGeneration
         do {
-            let answer = try SessionDescription(parsing: text)
-            let remote = try TransportDescription(remote: answer)
-            media.opusPayloadType = try AudioSessionDescription.opusPayloadType(in: answer)
-            media.audioLevelExtensionId = answer.media.first { $0.kind == "audio" && $0.port != 0 }?
-                .extensionId(for: SDPExtension.audioLevelURI)
+            let answer = try SessionMediaAnswer(answer: text, local: media.local, certificate: media.certificate)
+            media.opusPayloadType = answer.opusPayloadType
+            media.audioLevelExtensionId = answer.audioLevelExtensionId
             self.media = media
-            let connection = try PeerConnection(configuration: PeerConnectionConfiguration(
-                iceRole: .controlling(remoteCandidates: remote.udpAddresses()), localICE: media.local.ice,
-                remoteICE: remote.ice, dtlsRole: TransportDescription.dtlsRole(local: .actpass, remote: remote.setup),
-                certificate: media.certificate, remoteFingerprint: remote.fingerprint))
+            let connection = try PeerConnection(configuration: answer.configuration)
             media.socket.attach(connection) { [self] event in mediaEvent(event, generation: generation) }
         } catch {
             logger.error(msg: "the server's answer cannot be used: \(error)")

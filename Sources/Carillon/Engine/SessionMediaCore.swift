@@ -229,8 +229,7 @@ final class SessionMediaCore {
             packetCount: UInt32(truncatingIfNeeded: audio.send.statistics.packetsSent),
             octetCount: UInt32(truncatingIfNeeded: audio.send.statistics.payloadBytesSent),
             reports: audio.receive.reportBlock(now: now.monotonic).map { [$0] } ?? [])
-        let names = RTCPPacket.sourceDescription(chunks: [.init(ssrc: connection.ssrc, items: [.cname(connection.cname)])])
-        effects.append(.sendRTCP(report.serialized() + names.serialized()))
+        effects.append(.sendRTCP(RTCPPacket.reportCompound(report, ssrc: connection.ssrc, cname: connection.cname)))
         if let metrics = audio.metrics.advance(to: now.monotonic) { effects.append(.metrics(metrics)) }
         let clockRate = Double(AudioSendPipeline.clockRate)
         let measured = AudioClientMetrics(

@@ -36,29 +36,17 @@ final class MeetingMedia: @unchecked Sendable {
     /// on the same socket replaces the earlier connection.
     func answer(offer text: String, attendeeId: String, connection: SignalingConnectionID) throws -> String {
         eventLoop.preconditionInEventLoop()
-        let offer = try SessionDescription(parsing: text)
-        let remote = try TransportDescription(remote: offer)
-        let local = TransportDescription(
-            ice: .random(), fingerprint: context.certificate.fingerprint,
-            // The client offers actpass; the server is the DTLS server unless the client insists on that role.
-            setup: remote.setup == .passive ? .active : .passive,
-            candidates: [TransportDescription.hostCandidate(for: context.candidateAddress)], iceLite: true)
-        let ssrc = UInt32.random(in: 1...UInt32.max)
-        let answer = try AudioSessionDescription.answer(to: offer, transport: local, ssrc: ssrc, cname: "carillon")
-        let connectionCore = try PeerConnection(configuration: PeerConnectionConfiguration(
-            iceRole: .lite, localICE: local.ice, remoteICE: remote.ice,
-            dtlsRole: TransportDescription.dtlsRole(local: local.setup, remote: remote.setup),
-            certificate: context.certificate, remoteFingerprint: remote.fingerprint))
-        let payloadType = try AudioSessionDescription.opusPayloadType(in: answer)
+        let negotiated = try MeetingMediaNegotiation(offer: text, certificate: context.certificate,
+                                                     candidate: context.candidateAddress)
+        let connectionCore = try PeerConnection(configuration: negotiated.configuration)
         end(connection)
         let driver = context.port.makeDriver(for: connectionCore, on: eventLoop)
-        let audio = answer.media.first { $0.kind == "audio" && $0.port != 0 }
-        core.add(connection, attendeeId: attendeeId, ssrc: ssrc, opusPayloadType: payloadType,
-                 audioLevelExtensionId: audio?.extensionId(for: SDPExtension.audioLevelURI), now: eventLoop.now)
+        core.add(connection, attendeeId: attendeeId, ssrc: negotiated.ssrc, opusPayloadType: negotiated.opusPayloadType,
+                 audioLevelExtensionId: negotiated.audioLevelExtensionId, now: eventLoop.now)
         drivers[connection] = driver
-        context.port.register(driver, usernameFragment: local.ice.usernameFragment)
+        context.port.register(driver, usernameFragment: negotiated.configuration.localICE.usernameFragment)
         driver.start { [weak self] event in self?.handle(event, from: connection, driver: driver) }
-        return answer.serialized
+        return negotiated.answer
     }
 
     /// Ends a session's media (it left, its socket ended, or it re-offered).

@@ -1,0 +1,393 @@
+import CarillonCodecs
+import CarillonProtocol
+import CarillonRTC
+import NIOCore
+
+@testable import Carillon
+@testable import CarillonServer
+
+/// A whole meeting in virtual time: SDK session cores (signaling and media) for each attendee, the server's
+/// signaling and media cores, and real `PeerConnection`s (ICE, DTLS, SRTP) between them over seeded
+/// `SimulatedLink`s. No socket, no thread, no real clock: the loop jumps from deadline to deadline, so a minute of
+/// meeting takes seconds, and the same seed gives the same run.
+///
+/// The wiring mirrors the shells (`SessionEngine`, `MeetingRoom`, `MeetingMedia`) using the same negotiation types
+/// (`SessionMediaAnswer`, `MeetingMediaNegotiation`); signaling frames travel reliably and in order after
+/// ``signalingDelay``, as over TCP.
+final class VirtualMeeting {
+    /// One attendee: its SDK cores, its media connection, its microphone (a tone or silence) and what it played.
+    final class Attendee {
+        let name: String
+        let identity: AttendeeIdentity
+        var signaling: SignalingSessionCore
+        let media = SessionMediaCore()
+        let certificate: DTLSCertificate
+        let address: STUNAddress
+        var tone: ToneGenerator?
+        var audioConfiguration = AudioVideoConfiguration()
+        /// The server's name for the attendee's current socket.
+        var connection: SignalingConnectionID?
+        var peer: PeerConnection?
+        var local: TransportDescription?
+        var answer: SessionMediaAnswer?
+        var ssrc: UInt32 = 0
+        /// Conditions of the attendee's links, each way.
+        var up: SimulatedLink
+        var down: SimulatedLink
+        /// What the attendee played, frame by frame (20 ms each), from its first frame.
+        var played: [AudioFrame] = []
+        var events: [SessionEvent] = []
+        var metrics: [[ObservableMetric: Double]] = []
+        var poor = 0
+        var recovered = 0
+
+        init(name: String, index: Int, frequency: Double?, conditions: LinkConditions, seed: UInt64) throws {
+            self.name = name
+            identity = AttendeeIdentity(attendeeId: "attendee-\(name)", externalUserId: name)
+            signaling = SignalingSessionCore(
+                credentials: MeetingSessionCredentials(attendeeId: identity.attendeeId, externalUserId: name, joinToken: "token-\(name)"),
+                audioHost: "udp://127.0.0.1:3478", audioSessionId: UInt64(index + 1),
+                random: { 0.5 })
+            certificate = try DTLSCertificate.generate(commonName: name)
+            address = STUNAddress(address: [127, 0, 0, UInt8(10 + index)], port: 40_000)!
+            tone = frequency.map { ToneGenerator(frequency: $0, amplitude: 0.3) }
+            up = SimulatedLink(conditions: conditions, seed: seed &+ UInt64(2 * index))
+            down = SimulatedLink(conditions: conditions, seed: seed &+ UInt64(2 * index + 1))
+        }
+
+        /// What was played from frame `frame` on, downmixed to mono 48 kHz (the session's audio mode decides the
+        /// format it plays in; Chime's default is stereo).
+        func samples(from frame: Int) -> [Int16] { played.dropFirst(frame).flatMap { $0.monoDownmix().samples } }
+    }
+
+    /// How long a signaling frame takes each way.
+    var signalingDelay = TimeAmount.milliseconds(10)
+    private(set) var now = NIODeadline.uptimeNanoseconds(1_000_000_000)
+    private var wallNanoseconds: UInt64 = 1_800_000_000_000_000_000
+    private(set) var server: MeetingSignalingCore
+    let serverMedia: MeetingMediaCore
+    let serverCertificate: DTLSCertificate
+    let serverAddress = STUNAddress(address: [127, 0, 0, 1], port: 3478)!
+    private(set) var attendees: [Attendee] = []
+    private var serverPeers: [SignalingConnectionID: PeerConnection] = [:]
+    private var nextConnection: UInt64 = 1
+    /// Signaling frames in flight, in order of arrival.
+    private var inFlight: [(arrival: NIODeadline, delivery: Delivery)] = []
+    private let seed: UInt64
+
+    private enum Delivery {
+        case toServer(SignalingConnectionID, SdkSignalFrame)
+        case toClient(Attendee, SdkSignalFrame)
+        case opened(Attendee)
+        case closedAtClient(Attendee, code: UInt16)
+        case closedAtServer(SignalingConnectionID)
+    }
+
+    init(seed: UInt64) throws {
+        self.seed = seed
+        server = MeetingSignalingCore(meetingId: "meeting-\(seed)")
+        serverMedia = MeetingMediaCore(now: now)
+        serverCertificate = try DTLSCertificate.generate(commonName: "carillon")
+    }
+
+    // MARK: Attendees
+
+    /// Adds an attendee that speaks `frequency` (silence when nil) over links with `conditions`, and starts its session.
+    @discardableResult
+    func join(_ name: String, frequency: Double?, conditions: LinkConditions = LinkConditions(delay: .milliseconds(20)),
+              configure: (Attendee) -> Void = { _ in }) throws -> Attendee {
+        let attendee = try Attendee(name: name, index: attendees.count, frequency: frequency, conditions: conditions,
+                                    seed: seed &* 1_000)
+        configure(attendee)
+        attendees.append(attendee)
+        client(attendee) { $0.start(reconnectBudget: .seconds(30), now: $1) }
+        return attendee
+    }
+
+    /// Mutes or unmutes an attendee, as `realtimeLocalMute()` does.
+    func setMuted(_ attendee: Attendee, _ muted: Bool) {
+        client(attendee) { core, now in core.setMuted(muted, now: now).actions }
+        attendee.media.setMuted(muted)
+    }
+
+    // MARK: Running
+
+    /// Runs until `end` (virtual), processing every deadline on the way.
+    func run(until end: NIODeadline) throws {
+        while true {
+            guard let next = nextDeadline(), next <= end else { break }
+            now = max(now, next)
+            try step()
+        }
+        advanceClock(to: end)
+    }
+
+    /// Runs for `duration` of virtual time.
+    func run(for duration: TimeAmount) throws { try run(until: now + duration) }
+
+    private func advanceClock(to time: NIODeadline) {
+        if time > now {
+            wallNanoseconds += UInt64((time - now).nanoseconds)
+            now = time
+        }
+    }
+
+    private var sessionTime: SessionTime { SessionTime(monotonic: now, unixNanoseconds: wallNanoseconds) }
+    private var clockReading: ClockReading { ClockReading(monotonic: now, unixNanoseconds: Int64(wallNanoseconds)) }
+
+    private func nextDeadline() -> NIODeadline? {
+        var deadlines: [NIODeadline?] = [inFlight.first?.arrival, server.nextDeadline, serverMedia.nextDeadline]
+        deadlines += serverPeers.values.map(\.nextDeadline)
+        for attendee in attendees {
+            deadlines += [attendee.signaling.nextDeadline, attendee.media.nextDeadline, attendee.peer?.nextDeadline,
+                          attendee.up.nextArrival, attendee.down.nextArrival]
+        }
+        return deadlines.compactMap { $0 }.min()
+    }
+
+    /// Everything due at `now`, in a fixed order (so a seed gives one run).
+    private func step() throws {
+        while let first = inFlight.first, first.arrival <= now {
+            inFlight.removeFirst()
+            deliver(first.delivery)
+        }
+        for attendee in attendees {
+            for datagram in attendee.up.receive(now: now) {
+                guard let connection = attendee.connection, let peer = serverPeers[connection] else { continue }
+                serverPeer(connection, peer.receive(datagram, from: attendee.address, now: now))
+            }
+            for datagram in attendee.down.receive(now: now) {
+                guard let peer = attendee.peer else { continue }
+                clientPeer(attendee, peer.receive(datagram, from: serverAddress, now: now))
+            }
+        }
+        for (connection, peer) in serverPeers.sorted(by: { $0.key < $1.key }) {
+            if let due = peer.nextDeadline, due <= now { serverPeer(connection, peer.tick(now: now)) }
+        }
+        for attendee in attendees {
+            if let peer = attendee.peer, let due = peer.nextDeadline, due <= now { clientPeer(attendee, peer.tick(now: now)) }
+            if let due = attendee.media.nextDeadline, due <= now {
+                let captured = attendee.tone?.next() ?? .silence(format: .mono48k, milliseconds: 20)
+                clientMedia(attendee) { $0.frameTick(captured: captured, now: $1) }
+            }
+            if let due = attendee.signaling.nextDeadline, due <= now { client(attendee) { $0.tick(now: $1) } }
+        }
+        if let due = serverMedia.nextDeadline, due <= now { serverMediaOutputs(serverMedia.tick(now: now)) }
+        if let due = server.nextDeadline, due <= now { serverStep { $0.tick(now: $1) } }
+    }
+
+    // MARK: Client side (what SessionEngine does)
+
+    private func client(_ attendee: Attendee, _ step: (inout SignalingSessionCore, SessionTime) -> [SessionAction]) {
+        let actions = step(&attendee.signaling, sessionTime)
+        for action in actions {
+            switch action {
+            case .openSocket:
+                if let old = attendee.connection { send(.closedAtServer(old)) }
+                let connection = SignalingConnectionID(nextConnection)
+                nextConnection += 1
+                attendee.connection = connection
+                serverStep { $0.accept(connection, identity: attendee.identity, now: $1) }
+                send(.opened(attendee))
+            case .send(let frame):
+                if let connection = attendee.connection { send(.toServer(connection, frame)) }
+            case .closeSocket:
+                if let connection = attendee.connection { send(.closedAtServer(connection)) }
+                attendee.connection = nil
+            case .event(let event):
+                attendee.events.append(event)
+            case .prepareMedia:
+                stopClientMedia(attendee)
+                let local = TransportDescription(ice: .random(), fingerprint: attendee.certificate.fingerprint, setup: .actpass,
+                                                 candidates: [TransportDescription.hostCandidate(for: attendee.address)])
+                attendee.local = local
+                attendee.ssrc = 0x1000 + UInt32(attendees.firstIndex { $0 === attendee } ?? 0)
+                let offer = AudioSessionDescription.offer(transport: local, ssrc: attendee.ssrc, cname: attendee.identity.attendeeId)
+                client(attendee) { $0.mediaOfferReady(offer.serialized, now: $1) }
+            case .connectMedia(let text):
+                guard let local = attendee.local,
+                      let answer = try? SessionMediaAnswer(answer: text, local: local, certificate: attendee.certificate),
+                      let peer = try? PeerConnection(configuration: Self.seeded(answer.configuration, attendee.ssrc))
+                else {
+                    client(attendee) { $0.mediaFailed(now: $1) }
+                    continue
+                }
+                attendee.answer = answer
+                attendee.peer = peer
+                clientPeer(attendee, peer.start(now: now))
+            case .stopMedia:
+                stopClientMedia(attendee)
+            }
+        }
+    }
+
+    /// The configuration with its randomness (ICE tie-breaker, which seeds consent-check timing) fixed, so a seed
+    /// gives one run.
+    private static func seeded(_ configuration: PeerConnectionConfiguration, _ seed: UInt32) -> PeerConnectionConfiguration {
+        var configuration = configuration
+        configuration.tieBreaker = UInt64(seed) &* 0x9E37_79B9
+        return configuration
+    }
+
+    private func stopClientMedia(_ attendee: Attendee) {
+        clientMedia(attendee) { media, _ in media.stop() }
+        attendee.peer = nil
+    }
+
+    private func clientPeer(_ attendee: Attendee, _ output: PeerConnectionOutput) {
+        for (datagram, _) in output.datagrams { attendee.up.send(datagram, now: now) }
+        for event in output.events {
+            switch event {
+            case .connected:
+                guard let answer = attendee.answer else { continue }
+                let connection = SessionMediaCore.Connection(
+                    ssrc: attendee.ssrc, cname: attendee.identity.attendeeId, payloadType: answer.opusPayloadType,
+                    audioLevelExtensionId: answer.audioLevelExtensionId, audioMode: attendee.audioConfiguration.audioMode,
+                    capabilities: attendee.audioConfiguration.audioDeviceCapabilities, muted: attendee.signaling.isMuted,
+                    firstSequenceNumber: UInt16(truncatingIfNeeded: attendee.ssrc &* 7_919), firstTimestamp: attendee.ssrc &* 104_729)
+                clientMedia(attendee) { media, now in (try? media.connected(connection, now: now)) ?? [] }
+                client(attendee) { $0.mediaConnected(now: $1) }
+            case .rtp(let packet):
+                attendee.media.received(rtp: packet, now: sessionTime)
+            case .rtcp(let packets):
+                attendee.media.received(rtcp: packets, now: sessionTime)
+            case .failed:
+                client(attendee) { $0.mediaFailed(now: $1) }
+            case .closed, .iceConnected, .pathChanged:
+                break
+            }
+        }
+    }
+
+    private func clientMedia(_ attendee: Attendee, _ step: (SessionMediaCore, SessionTime) -> [SessionMediaEffect]) {
+        for effect in step(attendee.media, sessionTime) {
+            switch effect {
+            case .openDevices, .closeDevices:
+                break
+            case .sendRTP(let packet), .sendRTCP(let packet):
+                let isRTP: Bool = if case .sendRTP = effect { true } else { false }
+                guard let peer = attendee.peer,
+                      let (datagram, _) = isRTP ? peer.sendRTP(packet) : peer.sendRTCP(packet) else { continue }
+                attendee.up.send(datagram, now: now)
+            case .play(let frame):
+                attendee.played.append(frame)
+            case .metrics(let metrics):
+                attendee.metrics.append(metrics)
+            case .clientMetric(let frame):
+                client(attendee) { core, now in core.clientMetric(frame, now: now) }
+            case .connectionBecamePoor:
+                attendee.poor += 1
+            case .connectionRecovered:
+                attendee.recovered += 1
+            case .reconnect:
+                client(attendee) { $0.mediaFailed(cause: .connectionHealthReconnect, now: $1) }
+            }
+        }
+    }
+
+    // MARK: Server side (what MeetingRoom and MeetingMedia do)
+
+    private func serverStep(_ step: (inout MeetingSignalingCore, ClockReading) -> [MeetingSignalingOutput]) {
+        let outputs = step(&server, clockReading)
+        for output in outputs {
+            switch output {
+            case .send(let targets, let frame):
+                for target in targets {
+                    if let attendee = attendees.first(where: { $0.connection == target }) { send(.toClient(attendee, frame)) }
+                }
+            case .close(let target, let code):
+                endServerMedia(target)
+                if let attendee = attendees.first(where: { $0.connection == target }) { send(.closedAtClient(attendee, code: code)) }
+            case .subscribe(let target, let attendeeId, let offer):
+                let result: Result<String, SubscribeRefusal>
+                do {
+                    let negotiated = try MeetingMediaNegotiation(offer: offer, certificate: serverCertificate,
+                                                                 candidate: serverAddress)
+                    let peer = try PeerConnection(configuration: negotiated.configuration)
+                    endServerMedia(target)
+                    serverMedia.add(target, attendeeId: attendeeId, ssrc: negotiated.ssrc,
+                                    opusPayloadType: negotiated.opusPayloadType,
+                                    audioLevelExtensionId: negotiated.audioLevelExtensionId, now: now)
+                    serverPeers[target] = peer
+                    serverPeer(target, peer.start(now: now))
+                    result = .success(negotiated.answer)
+                } catch {
+                    result = .failure(SubscribeRefusal(status: 400, message: "\(error)"))
+                }
+                serverStep { $0.subscribeAnswered(target, answer: result, now: $1) }
+            case .endMedia(let target):
+                endServerMedia(target)
+            case .audioMuted(let attendeeId, let muted):
+                serverMedia.setMuted(muted, attendeeId: attendeeId)
+            }
+        }
+    }
+
+    private func endServerMedia(_ connection: SignalingConnectionID) {
+        guard let peer = serverPeers.removeValue(forKey: connection) else { return }
+        let output = peer.close()
+        if let attendee = attendees.first(where: { $0.connection == connection }) {
+            for (datagram, _) in output.datagrams { attendee.down.send(datagram, now: now) }
+        }
+        serverMedia.remove(connection, now: now)
+    }
+
+    private func serverPeer(_ connection: SignalingConnectionID, _ output: PeerConnectionOutput) {
+        let attendee = attendees.first { $0.connection == connection }
+        for (datagram, _) in output.datagrams { attendee?.down.send(datagram, now: now) }
+        for event in output.events {
+            switch event {
+            case .connected:
+                let attendeeId = serverMedia.sessions[connection]?.attendeeId ?? ""
+                serverMedia.connected(connection, muted: server.isMuted(attendeeId), now: now)
+            case .rtp(let packet):
+                serverMedia.receive(packet, from: connection, now: now)
+            case .rtcp(let packets):
+                serverMedia.receive(packets, from: connection, now: now)
+            case .failed, .closed:
+                endServerMedia(connection)
+            case .iceConnected, .pathChanged:
+                break
+            }
+        }
+    }
+
+    private func serverMediaOutputs(_ outputs: [MeetingMediaOutput]) {
+        for output in outputs {
+            switch output {
+            case .rtp(let connection, let packet), .rtcp(let connection, let packet):
+                let isRTP: Bool = if case .rtp = output { true } else { false }
+                guard let peer = serverPeers[connection], let attendee = attendees.first(where: { $0.connection == connection }),
+                      let (datagram, _) = isRTP ? peer.sendRTP(packet) : peer.sendRTCP(packet) else { continue }
+                attendee.down.send(datagram, now: now)
+            case .audioMetadata(let states):
+                serverStep { $0.audioMetadata(states, now: $1) }
+            }
+        }
+    }
+
+    // MARK: Signaling transport
+
+    private func send(_ delivery: Delivery) {
+        // Reliable and ordered, like one TCP connection each way.
+        let arrival = max(now + signalingDelay, inFlight.last?.arrival ?? now)
+        inFlight.append((arrival, delivery))
+    }
+
+    private func deliver(_ delivery: Delivery) {
+        switch delivery {
+        case .toServer(let connection, let frame):
+            serverStep { $0.receive(frame, from: connection, now: $1) }
+        case .toClient(let attendee, let frame):
+            client(attendee) { $0.received(frame, now: $1) }
+        case .opened(let attendee):
+            client(attendee) { $0.socketOpened(now: $1) }
+        case .closedAtClient(let attendee, let code):
+            attendee.connection = nil
+            client(attendee) { $0.socketClosed(code: code, now: $1) }
+        case .closedAtServer(let connection):
+            endServerMedia(connection)
+            serverStep { $0.disconnected(connection, now: $1) }
+        }
+    }
+}
