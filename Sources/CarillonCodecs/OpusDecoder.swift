@@ -26,6 +26,11 @@ public final class OpusDecoder {
 
     /// Decodes one packet. A corrupt packet throws (``OpusError/isInvalidPacket``) and leaves the decoder usable.
     public func decode(_ packet: [UInt8]) throws(OpusError) -> AudioFrame {
+        try decode(packet[...])
+    }
+
+    /// Decodes one packet held in a slice (a payload inside its datagram: nothing is copied).
+    public func decode(_ packet: ArraySlice<UInt8>) throws(OpusError) -> AudioFrame {
         guard !packet.isEmpty else { throw .emptyPacket }
         return try run(packet, samplesPerChannel: pcm.count / format.channels, fec: false)
     }
@@ -36,6 +41,11 @@ public final class OpusDecoder {
     /// `frameMilliseconds` is the lost packet's duration. When `nextPacket` has no FEC data, libopus conceals the
     /// loss instead, so the result always has the asked length.
     public func decodeFEC(from nextPacket: [UInt8], frameMilliseconds: Int = 20) throws(OpusError) -> AudioFrame {
+        try decodeFEC(from: nextPacket[...], frameMilliseconds: frameMilliseconds)
+    }
+
+    /// ``decodeFEC(from:frameMilliseconds:)`` for a packet held in a slice.
+    public func decodeFEC(from nextPacket: ArraySlice<UInt8>, frameMilliseconds: Int = 20) throws(OpusError) -> AudioFrame {
         guard !nextPacket.isEmpty else { throw .emptyPacket }
         return try run(nextPacket, samplesPerChannel: try samples(milliseconds: frameMilliseconds), fec: true)
     }
@@ -60,6 +70,11 @@ public final class OpusDecoder {
 
     /// The samples per channel an Opus packet decodes to at `sampleRate`; nil when the packet is empty or malformed.
     public static func packetSampleCount(_ packet: [UInt8], sampleRate: Int) -> Int? {
+        packetSampleCount(packet[...], sampleRate: sampleRate)
+    }
+
+    /// ``packetSampleCount(_:sampleRate:)`` for a packet held in a slice.
+    public static func packetSampleCount(_ packet: ArraySlice<UInt8>, sampleRate: Int) -> Int? {
         guard !packet.isEmpty else { return nil }
         let samples = packet.withUnsafeBufferPointer { opus_packet_get_nb_samples($0.baseAddress!, Int32($0.count), Int32(sampleRate)) }
         return samples > 0 ? Int(samples) : nil
@@ -71,7 +86,7 @@ public final class OpusDecoder {
         return format.samplesPerFrame(milliseconds: milliseconds)
     }
 
-    private func run(_ packet: [UInt8]?, samplesPerChannel: Int, fec: Bool) throws(OpusError) -> AudioFrame {
+    private func run(_ packet: ArraySlice<UInt8>?, samplesPerChannel: Int, fec: Bool) throws(OpusError) -> AudioFrame {
         let state = self.state
         let decoded: Int32 = pcm.withUnsafeMutableBufferPointer { out in
             if let packet {

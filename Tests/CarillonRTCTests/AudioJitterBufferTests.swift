@@ -54,7 +54,7 @@ struct AudioStreamSimulation {
         now = start
     }
 
-    static func index(_ payload: [UInt8]) -> Int {
+    static func index(_ payload: some Collection<UInt8>) -> Int {
         payload.reduce(0) { $0 << 8 | Int($1) }
     }
 
@@ -84,7 +84,7 @@ struct AudioStreamSimulation {
                     let timestamp = header[2...5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
                     let payload = Array(datagram[6...])
                     arrivals.append(Self.index(payload))
-                    buffer.insert(sequenceNumber: sequence, timestamp: timestamp, payload: payload, arrival: next)
+                    buffer.insert(sequenceNumber: sequence, timestamp: timestamp, payload: payload[...], arrival: next)
                 }
             } else {
                 nextTick += 1

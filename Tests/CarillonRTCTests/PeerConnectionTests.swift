@@ -197,6 +197,22 @@ import Testing
         #expect(pair.clientEvents.contains(.rtcp([.receiverReport(ssrc: 0x1111, reports: [])])))
     }
 
+    @Test func receivedMediaIsDecryptedInPlaceWithoutACopy() throws {
+        let pair = try makePair()
+        pair.run(for: .seconds(10)) { $0.bothConnected }
+        let (datagram, _) = try #require(pair.client.sendRTP(rtp(ssrc: 0x2222, sequence: 7)))
+        let start = datagram.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        let end = start + UInt(datagram.count)
+        let output = pair.server.receive(consume datagram, from: pair.clientAddress, now: pair.now)
+        guard case .rtp(let packet)? = output.events.first else {
+            Issue.record("expected an RTP event, got \(output.events)")
+            return
+        }
+        // The payload is a slice of the very buffer that arrived: SRTP decrypted it in place.
+        let payload = packet.payload.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        #expect(payload > start && payload < end)
+    }
+
     @Test func mediaFromAnUnauthenticatedAddressIsDropped() throws {
         let pair = try makePair()
         pair.run(for: .seconds(10)) { $0.bothConnected }

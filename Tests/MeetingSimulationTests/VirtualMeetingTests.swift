@@ -14,7 +14,10 @@ import Testing
     /// Goertzel power at `frequency` of what `attendee` played from frame `from`, averaged over 100 ms blocks (a
     /// jitter buffer adapting its delay drops or repeats a frame, and the phase jump would cancel a longer window).
     static func decibels(_ attendee: VirtualMeeting.Attendee, _ frequency: Double, from frame: Int) -> Double {
-        let samples = attendee.samples(from: frame)
+        decibels(attendee.samples(from: frame), frequency)
+    }
+
+    static func decibels(_ samples: [Int16], _ frequency: Double) -> Double {
         let block = 4_800
         let powers = stride(from: 0, to: samples.count - block + 1, by: block).map {
             FrequencyAnalysis.goertzelPower(samples: samples[$0..<($0 + block)], sampleRate: 48_000, frequency: frequency)
@@ -45,7 +48,8 @@ import Testing
         }
         try meeting.run(for: .seconds(60))
         let levels = meeting.attendees.map { attendee in
-            tones.map { Int((decibels(attendee, $0, from: 250) * 10).rounded()) }
+            let samples = attendee.samples(from: 250)
+            return tones.map { Int((decibels(samples, $0) * 10).rounded()) }
         }
         let loss = meeting.attendees.map { attendee -> [Int] in
             [ObservableMetric.audioReceivePacketLossPercent, .audioSendPacketLossPercent].map { metric in

@@ -16,7 +16,7 @@ public struct AudioJitterBuffer: Sendable {
     private struct Slot: Sendable {
         var sequence: Int64
         var timestamp: UInt32
-        var payload: [UInt8]
+        var payload: ArraySlice<UInt8>
     }
 
     private enum Phase: Sendable {
@@ -107,14 +107,14 @@ public struct AudioJitterBuffer: Sendable {
 
     // MARK: Input
 
-    /// Adds a received packet; its payload is copied out of the datagram.
+    /// Adds a received packet; its payload stays a slice of the datagram (no copy).
     public mutating func insert(_ packet: RTPPacket, arrival: NIODeadline) {
-        insert(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, payload: Array(packet.payload),
+        insert(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, payload: packet.payload,
                arrival: arrival)
     }
 
     /// Adds a received packet. Late packets (their slot already handed out) and duplicates are counted and dropped.
-    public mutating func insert(sequenceNumber: UInt16, timestamp: UInt32, payload: [UInt8], arrival: NIODeadline) {
+    public mutating func insert(sequenceNumber: UInt16, timestamp: UInt32, payload: ArraySlice<UInt8>, arrival: NIODeadline) {
         var sequence = sequenceUnwrapper.unwrap(sequenceNumber)
         var extendedTimestamp = timestampUnwrapper.unwrap(timestamp)
         var transit = self.transit(arrival: arrival, timestamp: extendedTimestamp)

@@ -96,7 +96,10 @@ public final class PeerConnection {
     }
 
     /// Handles one datagram from `source`.
-    public func receive(_ datagram: [UInt8], from source: STUNAddress, now: NIODeadline) -> PeerConnectionOutput {
+    ///
+    /// The datagram is consumed: handed over as the last reference to its storage, SRTP decrypts it in place and the
+    /// reported `RTPPacket`'s payload is a slice of it, so media costs no copy here.
+    public func receive(_ datagram: consuming [UInt8], from source: STUNAddress, now: NIODeadline) -> PeerConnectionOutput {
         var output = PeerConnectionOutput()
         guard let first = datagram.first else {
             statistics.datagramsDropped += 1
@@ -108,7 +111,7 @@ public final class PeerConnection {
         case 20...63:
             receiveDTLS(datagram, from: source, now: now, into: &output)
         case 128...191:
-            receiveMedia(datagram, from: source, into: &output)
+            receiveMedia(consume datagram, from: source, into: &output)
         default:
             statistics.datagramsDropped += 1
         }
@@ -236,14 +239,14 @@ public final class PeerConnection {
         handle(result.events, into: &output)
     }
 
-    private func receiveMedia(_ datagram: [UInt8], from source: STUNAddress, into output: inout PeerConnectionOutput) {
+    private func receiveMedia(_ datagram: consuming [UInt8], from source: STUNAddress, into output: inout PeerConnectionOutput) {
         guard let inbound, isTrusted(source) else {
             statistics.datagramsDropped += 1
             return
         }
-        var bytes = datagram
         // RFC 5761 §4: RTCP packet types 192-223 occupy the second byte where RTP has marker and payload type.
         let isRTCP = datagram.count >= 2 && (192...223).contains(datagram[1])
+        var bytes = consume datagram
         do {
             if isRTCP {
                 try inbound.unprotectRTCP(&bytes)

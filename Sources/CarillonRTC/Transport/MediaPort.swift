@@ -136,7 +136,7 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
             return
         }
         if driver.eventLoop.inEventLoop {
-            driver.receive(bytes, from: source)
+            driver.receive(consume bytes, from: source)
         } else {
             pending[ObjectIdentifier(driver.eventLoop), default: (driver.eventLoop, [])].datagrams
                 .append((driver, bytes, source))
@@ -146,10 +146,8 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
     /// The end of a read burst: each other loop gets what arrived for it in one hop.
     func channelReadComplete(context: ChannelHandlerContext) {
         for (_, batch) in pending {
-            let datagrams = batch.datagrams
-            batch.loop.execute {
-                for (driver, bytes, source) in datagrams { driver.receive(bytes, from: source) }
-            }
+            let handOver = DatagramBatch(batch.datagrams)
+            batch.loop.execute { handOver.deliver() }
         }
         pending.removeAll(keepingCapacity: true)
         context.fireChannelReadComplete()
@@ -176,5 +174,26 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
               let username = message.username, let colon = username.firstIndex(of: ":")
         else { return nil }
         return String(username[..<colon])
+    }
+}
+
+/// Datagrams handed from the port's loop to a connection's loop in one hop. Each is moved out before delivery, so the
+/// connection holds the only reference and SRTP decrypts it in place.
+private final class DatagramBatch: @unchecked Sendable {
+    // Written on the port's loop before the hop, read once on the target loop after it: never at the same time.
+    private var datagrams: [(driver: PeerConnectionDriver, bytes: [UInt8], source: STUNAddress)]
+
+    init(_ datagrams: [(PeerConnectionDriver, [UInt8], STUNAddress)]) {
+        self.datagrams = datagrams.map { (driver: $0.0, bytes: $0.1, source: $0.2) }
+    }
+
+    func deliver() {
+        var items = datagrams
+        datagrams = []
+        for index in items.indices {
+            var bytes: [UInt8] = []
+            swap(&bytes, &items[index].bytes)
+            items[index].driver.receive(consume bytes, from: items[index].source)
+        }
     }
 }

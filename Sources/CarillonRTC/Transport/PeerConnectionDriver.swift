@@ -27,14 +27,14 @@ public final class PeerConnectionDriver: @unchecked Sendable {
     public func start(onEvent: @escaping (PeerConnectionEvent) -> Void) {
         eventLoop.preconditionInEventLoop()
         self.onEvent = onEvent
-        apply(connection.start(now: .now()))
+        apply(connection.start(now: eventLoop.now))
     }
 
-    /// Hands the connection a datagram that arrived from `source`.
-    public func receive(_ datagram: [UInt8], from source: STUNAddress) {
+    /// Hands the connection a datagram that arrived from `source` (consumed: see ``PeerConnection/receive(_:from:now:)``).
+    public func receive(_ datagram: consuming [UInt8], from source: STUNAddress) {
         eventLoop.preconditionInEventLoop()
         guard !stopped else { return }
-        apply(connection.receive(datagram, from: source, now: .now()))
+        apply(connection.receive(consume datagram, from: source, now: eventLoop.now))
     }
 
     /// Protects and sends an RTP packet; false when the connection is not up (the packet is dropped).
@@ -60,7 +60,7 @@ public final class PeerConnectionDriver: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         guard !stopped else { return }
         apply(connection.restartICE(localICE: localICE, remoteICE: remoteICE, remoteCandidates: remoteCandidates,
-                                    now: .now()))
+                                    now: eventLoop.now))
     }
 
     /// Sends DTLS close_notify and stops: no more events, timers or datagrams.
@@ -93,7 +93,7 @@ public final class PeerConnectionDriver: @unchecked Sendable {
             timer = nil
             timerDeadline = nil
             guard !stopped else { return }
-            apply(connection.tick(now: .now()))
+            apply(connection.tick(now: eventLoop.now))
         }
     }
 }
