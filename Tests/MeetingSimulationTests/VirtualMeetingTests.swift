@@ -38,6 +38,8 @@ import Testing
         var loss: [[Int]]
         /// Per attendee: frames played.
         var frames: [Int]
+        /// Per attendee: 20 ms frames played silent (below -45 dBov) after the first five seconds.
+        var silentFrames: [Int]
     }
 
     static func lossyMinute(seed: UInt64) throws -> (LossyMinute, VirtualMeeting) {
@@ -51,17 +53,22 @@ import Testing
             let samples = attendee.samples(from: 250)
             return tones.map { Int((decibels(samples, $0) * 10).rounded()) }
         }
+        let silentFrames = meeting.attendees.map { attendee in
+            attendee.played.dropFirst(250).filter { AudioLevel.rmsDBov($0.monoDownmix().samples) < -45 }.count
+        }
         let loss = meeting.attendees.map { attendee -> [Int] in
             [ObservableMetric.audioReceivePacketLossPercent, .audioSendPacketLossPercent].map { metric in
                 let values = attendee.metrics.compactMap { $0[metric] }.sorted()
                 return values.isEmpty ? -1 : Int((values[values.count / 2] * 10).rounded())
             }
         }
-        return (LossyMinute(levels: levels, loss: loss, frames: meeting.attendees.map(\.played.count)), meeting)
+        return (LossyMinute(levels: levels, loss: loss, frames: meeting.attendees.map(\.played.count),
+                            silentFrames: silentFrames), meeting)
     }
 
     @Test func aLossyMinuteOfFourAttendeesIsHeardByEachAndRepeatsForASeed() throws {
         let (first, meeting) = try Self.lossyMinute(seed: 7)
+        print("lossy minute, seed 7: \(first)")
         for attendee in meeting.attendees { #expect(Self.startedOnce(attendee), "\(attendee.name): \(attendee.events)") }
         // A minute of 20 ms frames from the moment audio started (joining takes a few hundred milliseconds).
         #expect(first.frames.allSatisfy { (2_900...3_000).contains($0) }, "frames \(first.frames)")
@@ -79,6 +86,8 @@ import Testing
             // Both loss metrics see the 10 % each way (the median of the per-second values).
             #expect(first.loss[index].allSatisfy { (60...140).contains($0) }, "\(attendee.name) loss \(first.loss[index])")
         }
+        // Concealment and FEC fill the gaps: hardly a frame goes silent.
+        #expect(first.silentFrames.allSatisfy { $0 <= 15 }, "silent frames \(first.silentFrames)")
         let (second, _) = try Self.lossyMinute(seed: 7)
         #expect(first == second, "the same seed gives the same meeting")
     }
