@@ -54,16 +54,19 @@ import Testing
         detector.volumeDidChange(volumeUpdates: [VolumeUpdate(attendeeInfo: alice, volumeLevel: .high)])
         await waitUntil { recorder.snapshot.scores.count >= 2 }
         var snapshot = recorder.snapshot
-        #expect(snapshot.lists == [["alice"]])
-        // Real time: on a loaded machine the idle decay may already have run, so only the bounds are certain.
-        let score = snapshot.scores.last?["alice"] ?? 0
-        #expect(score > 0 && score <= 1 - 0.9 + 1e-12)
+        // Real time: on a loaded machine a second may pass before this looks, and the idle decay (1 s without a
+        // volume) may already have taken alice out again. What stays true is the order of what was delivered; the
+        // exact scores and timing are the sans-IO detector's tests, in virtual time.
+        #expect(snapshot.lists.first == ["alice"])
+        let aliceScores = snapshot.scores.compactMap { $0["alice"] }
+        #expect(aliceScores.contains { $0 > 0 && $0 <= 1 - 0.9 + 1e-12 }, "scores \(snapshot.scores)")
         #expect(!snapshot.wrongQueue)
         detector.attendeesDidLeave(attendeeInfo: [alice])
-        await waitUntil { recorder.snapshot.lists.count >= 2 }
+        await waitUntil { recorder.snapshot.lists.last == [] }
         detector.removeActiveSpeakerObserver(observer: recorder)
         snapshot = recorder.snapshot
-        #expect(snapshot.lists == [["alice"], []])
+        #expect(snapshot.lists.first == ["alice"] && snapshot.lists.last == [])
+        #expect(!snapshot.wrongQueue)
         // After removal no more scores arrive.
         try? await Task.sleep(for: .milliseconds(100))
         queue.sync {}
