@@ -127,7 +127,11 @@ let package = Package(
         ),
         .testTarget(name: "CarillonCodecsTests", dependencies: ["CarillonCodecs"], swiftSettings: strict),
         .testTarget(name: "CarillonServerTests", dependencies: ["CarillonServer", "CarillonCodecs"], swiftSettings: strict),
-        .testTarget(name: "CarillonTests", dependencies: ["Carillon"], swiftSettings: strict),
+        .testTarget(
+            name: "CarillonTests",
+            dependencies: ["Carillon", .product(name: "NIOEmbedded", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "MeetingSimulationTests",
             dependencies: ["Carillon", "CarillonServer", "CarillonRTC", "CarillonCodecs", "CarillonProtocol",

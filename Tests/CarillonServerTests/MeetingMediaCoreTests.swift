@@ -15,9 +15,9 @@ private struct Uplink {
     var sequenceNumber: UInt16 = 65_530
     var timestamp: UInt32 = 1_000
 
-    init(ssrc: UInt32, frequency: Double?, sendsLevel: Bool = true) throws {
+    init(ssrc: UInt32, frequency: Double?, amplitude: Double = 0.3, sendsLevel: Bool = true) throws {
         self.ssrc = ssrc
-        tone = frequency.map { ToneGenerator(frequency: $0, amplitude: 0.3) }
+        tone = frequency.map { ToneGenerator(frequency: $0, amplitude: amplitude) }
         self.sendsLevel = sendsLevel
         encoder = try OpusEncoder(format: .mono48k, application: .voip, dtx: false)
     }
@@ -106,6 +106,40 @@ private struct CoreMeeting {
         }
         #expect(FrequencyAnalysis.goertzelPower(samples: heard[...], sampleRate: 48_000, frequency: 500) > 0.02)
         #expect(meeting.core.mixer?.currentSpeakers == [AudioMixer.ParticipantID(1)])
+    }
+
+    @Test func volumesAreEachAttendeesLevelAndAreReportedOnlyWhenTheyChange() throws {
+        var meeting = CoreMeeting()
+        let amplitudes = [0.5, 0.2, 0.05]
+        var uplinks: [UInt64: Uplink] = [:]
+        for (index, amplitude) in amplitudes.enumerated() {
+            let connection = UInt64(index + 1)
+            meeting.add(connection, attendee: "talker-\(connection)")
+            uplinks[connection] = try Uplink(ssrc: UInt32(connection), frequency: 300 + 200 * Double(index), amplitude: amplitude)
+        }
+        meeting.add(4, attendee: "listener")
+        uplinks[4] = try Uplink(ssrc: 4, frequency: nil)
+        try meeting.run(until: meeting.now + .seconds(1), uplinks: &uplinks)
+        let reports = meeting.metadata()
+        let last = try #require(reports.last?.states)
+        #expect(last.map(\.attendeeId) == ["listener", "talker-1", "talker-2", "talker-3"], "everyone, every time")
+        for (index, amplitude) in amplitudes.enumerated() {
+            // A sine of peak A has an RMS of A/√2: its RFC 6464 level, exactly as the packets carried it.
+            let expected = AudioLevel.rfc6464Level(dBov: FrequencyAnalysis.decibels(amplitude * amplitude / 2))
+            let reported = try #require(last.first { $0.attendeeId == "talker-\(index + 1)" }?.volume)
+            #expect(abs(Int(reported) - Int(expected)) <= 1, "talker-\(index + 1): \(reported), expected \(expected)")
+        }
+        #expect(last.first { $0.attendeeId == "listener" }?.volume == 127)
+        // Steady tones: after the first report nothing changes, so nothing more is sent.
+        #expect(reports.count == 1, "reports at \(reports.map(\.at))")
+
+        // One talker falls silent: the next report says so (and lists everyone again).
+        uplinks[2]?.tone = nil
+        try meeting.run(until: meeting.now + .milliseconds(400), uplinks: &uplinks)
+        let after = meeting.metadata().dropFirst()
+        let changed = try #require(after.first?.states)
+        #expect(changed.count == 4)
+        #expect(try #require(changed.first { $0.attendeeId == "talker-2" }?.volume) > 60)
     }
 
     @Test func aMutedAttendeeIsReportedSilentWhateverItSends() throws {

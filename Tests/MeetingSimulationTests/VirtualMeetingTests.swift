@@ -1,4 +1,5 @@
 import CarillonCodecs
+import Foundation
 import CarillonRTC
 import NIOCore
 import Testing
@@ -40,6 +41,8 @@ import Testing
         var frames: [Int]
         /// Per attendee: 20 ms frames played silent (below -45 dBov) after the first five seconds.
         var silentFrames: [Int]
+        /// Per attendee: 100 ms blocks (of about 550) in which the tones it should hear carry under a quarter of the power.
+        var distortedBlocks: [Int]
     }
 
     static func lossyMinute(seed: UInt64) throws -> (LossyMinute, VirtualMeeting) {
@@ -49,8 +52,15 @@ import Testing
             try meeting.join(["alice", "bob", "carol", "dave"][index], frequency: frequency, conditions: conditions)
         }
         try meeting.run(for: .seconds(60))
-        let levels = meeting.attendees.map { attendee in
+        var distortedBlocks: [Int] = []
+        let levels = meeting.attendees.enumerated().map { index, attendee in
             let samples = attendee.samples(from: 250)
+            let heard = tones.indices.filter { $0 != index }.map { tones[$0] }
+            distortedBlocks.append(stride(from: 0, to: samples.count - 4_800 + 1, by: 4_800).filter { start in
+                let block = samples[start..<(start + 4_800)]
+                let share = heard.map { pow(10, FrequencyAnalysis.powerShareDB(samples: block, sampleRate: 48_000, frequency: $0) / 10) }
+                return share.reduce(0, +) < 0.25
+            }.count)
             return tones.map { Int((decibels(samples, $0) * 10).rounded()) }
         }
         let silentFrames = meeting.attendees.map { attendee in
@@ -63,7 +73,7 @@ import Testing
             }
         }
         return (LossyMinute(levels: levels, loss: loss, frames: meeting.attendees.map(\.played.count),
-                            silentFrames: silentFrames), meeting)
+                            silentFrames: silentFrames, distortedBlocks: distortedBlocks), meeting)
     }
 
     @Test func aLossyMinuteOfFourAttendeesIsHeardByEachAndRepeatsForASeed() throws {
@@ -74,20 +84,24 @@ import Testing
         #expect(first.frames.allSatisfy { (2_900...3_000).contains($0) }, "frames \(first.frames)")
         for (index, attendee) in meeting.attendees.enumerated() {
             let levels = first.levels[index]
-            // A 0.3 tone is -13.5 dB; mixed with two others and coded at 10 % loss, a heard tone stays above -20 dB,
+            // A 0.3 tone is -13.5 dB; mixed with two others and coded at 10 % loss, a heard tone stays above -16 dB
+            // (the seeded run: -11 to -13.6),
             // and an attendee's own tone is at least 25 dB below the weakest tone it hears (concealment at 10 % loss
             // leaves a little of the minus-self mix's residue; the seeded run shows 28 to 35 dB).
             let heard = Self.tones.indices.filter { $0 != index }
             let weakest = heard.map { levels[$0] }.min() ?? 0
-            #expect(weakest > -200, "\(attendee.name) hears \(levels)")
+            #expect(weakest > -160, "\(attendee.name) hears \(levels)")
             if Self.tones.indices.contains(index) {
                 #expect(weakest - levels[index] >= 250, "\(attendee.name) hears itself: \(levels)")
             }
-            // Both loss metrics see the 10 % each way (the median of the per-second values).
-            #expect(first.loss[index].allSatisfy { (60...140).contains($0) }, "\(attendee.name) loss \(first.loss[index])")
+            // Both loss metrics see the 10 % each way (the median of the per-second values; the run: 8 to 10 %).
+            #expect(first.loss[index].allSatisfy { (70...120).contains($0) }, "\(attendee.name) loss \(first.loss[index])")
         }
-        // Concealment and FEC fill the gaps: hardly a frame goes silent.
-        #expect(first.silentFrames.allSatisfy { $0 <= 15 }, "silent frames \(first.silentFrames)")
+        // Concealment and FEC fill the gaps: no frame goes silent (the seeded run has none).
+        #expect(first.silentFrames.allSatisfy { $0 <= 3 }, "silent frames \(first.silentFrames)")
+        // A tone (coded by CELT, whose concealment fades rather than rebuilds) leaves a few 100 ms blocks distorted at
+        // 10 % loss each way: the seeded run has 1 to 13 of about 550.
+        #expect(first.distortedBlocks.allSatisfy { $0 <= 20 }, "distorted blocks \(first.distortedBlocks)")
         let (second, _) = try Self.lossyMinute(seed: 7)
         #expect(first == second, "the same seed gives the same meeting")
     }

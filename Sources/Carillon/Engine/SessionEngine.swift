@@ -50,8 +50,8 @@ final class SessionEngine: @unchecked Sendable {
         let local: TransportDescription
         let certificate: DTLSCertificate
         let ssrc: UInt32
-        var opusPayloadType: UInt8 = AudioSessionDescription.offeredOpusPayloadType
-        var audioLevelExtensionId: UInt8?
+        /// The server's answer, once it came.
+        var answer: SessionMediaAnswer?
     }
 
     /// The input read every frame and the output written every frame.
@@ -300,8 +300,7 @@ final class SessionEngine: @unchecked Sendable {
         let generation = mediaGeneration
         do {
             let answer = try SessionMediaAnswer(answer: text, local: media.local, certificate: media.certificate)
-            media.opusPayloadType = answer.opusPayloadType
-            media.audioLevelExtensionId = answer.audioLevelExtensionId
+            media.answer = answer
             self.media = media
             let connection = try PeerConnection(configuration: answer.configuration)
             media.socket.attach(connection) { [self] event in mediaEvent(event, generation: generation) }
@@ -337,10 +336,10 @@ final class SessionEngine: @unchecked Sendable {
 
     /// Starts the media core's audio for the connected media: it asks for the devices and runs the 20 ms clock.
     private func startAudio() {
-        guard let media else { return }
+        guard let media, let answer = media.answer else { return }
         let connection = SessionMediaCore.Connection(
-            ssrc: media.ssrc, cname: core.credentials.attendeeId, payloadType: media.opusPayloadType,
-            audioLevelExtensionId: media.audioLevelExtensionId, audioMode: audioConfiguration.audioMode,
+            ssrc: media.ssrc, cname: core.credentials.attendeeId, payloadType: answer.opusPayloadType,
+            audioLevelExtensionId: answer.audioLevelExtensionId, audioMode: audioConfiguration.audioMode,
             capabilities: audioConfiguration.audioDeviceCapabilities, muted: core.isMuted)
         applyMedia { [logger] media, now in
             do {

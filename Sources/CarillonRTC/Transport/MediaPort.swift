@@ -181,10 +181,10 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
 /// connection holds the only reference and SRTP decrypts it in place.
 private final class DatagramBatch: @unchecked Sendable {
     // Written on the port's loop before the hop, read once on the target loop after it: never at the same time.
-    private var datagrams: [(driver: PeerConnectionDriver, bytes: [UInt8], source: STUNAddress)]
+    private var datagrams: [(PeerConnectionDriver, [UInt8], STUNAddress)]
 
     init(_ datagrams: [(PeerConnectionDriver, [UInt8], STUNAddress)]) {
-        self.datagrams = datagrams.map { (driver: $0.0, bytes: $0.1, source: $0.2) }
+        self.datagrams = datagrams
     }
 
     func deliver() {
@@ -192,8 +192,8 @@ private final class DatagramBatch: @unchecked Sendable {
         datagrams = []
         for index in items.indices {
             var bytes: [UInt8] = []
-            swap(&bytes, &items[index].bytes)
-            items[index].driver.receive(consume bytes, from: items[index].source)
+            swap(&bytes, &items[index].1)
+            items[index].0.receive(consume bytes, from: items[index].2)
         }
     }
 }

@@ -19,20 +19,9 @@ public final class PeerConnectionSocket: @unchecked Sendable {
         self.localAddress = localAddress
     }
 
-    /// Binds a UDP socket (port 0 picks a free one).
+    /// Binds a UDP socket on one of `group`'s loops (port 0 picks a free one).
     public static func bind(host: String, port: Int = 0, group: any EventLoopGroup) async throws -> PeerConnectionSocket {
-        let handler = DatagramHandler()
-        let channel = try await DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
-            }
-            .bind(host: host, port: port).get()
-        guard let address = channel.localAddress.flatMap(STUNAddress.init) else {
-            try? await channel.close()
-            throw ChannelError.unknownLocalAddress
-        }
-        return PeerConnectionSocket(channel: channel, handler: handler, localAddress: address)
+        try await bind(host: host, port: port, on: group.next()).get()
     }
 
     /// Binds a UDP socket owned by `eventLoop` (port 0 picks a free one); the future completes on that loop, so an
@@ -107,11 +96,9 @@ public final class PeerConnectionSocket: @unchecked Sendable {
 
     /// Closes DTLS (close_notify) and the socket.
     public func close() async {
-        try? await eventLoop.submit { [handler] in
-            handler.driver?.stop()
-            handler.driver = nil
-        }.get()
-        try? await channel.close()
+        let promise = eventLoop.makePromise(of: Void.self)
+        close(promise: promise)
+        try? await promise.futureResult.get()
     }
 }
 

@@ -34,23 +34,22 @@ final class MeetingMediaCore {
         var levelDecoder: OpusDecoder?
         var levelDecoderUnavailable = false
 
-        /// Counts a packet of the session's audio; a new SSRC (the client restarted its stream) starts new statistics.
-        mutating func recordUplink(_ packet: RTPPacket, arrival: NIODeadline) {
+        /// Counts a packet of the session's audio (a new SSRC, the client restarting its stream, starts new
+        /// statistics) and, when `measure`, returns its level measured by decoding it at 16 kHz (enough for a level,
+        /// cheaper than 48). The decoder is this measurement's own, so measuring in arrival order does not disturb
+        /// playout decoding.
+        mutating func record(_ packet: RTPPacket, arrival: NIODeadline, measure: Bool) -> UInt8? {
             if uplink?.ssrc != packet.ssrc {
                 // Opus runs a 48 kHz RTP clock whatever it carries (RFC 7587).
                 uplink = UplinkStatistics(ssrc: packet.ssrc, statistics: RTPReceiveStatistics(clockRate: 48_000))
             }
             uplink?.statistics.record(sequenceNumber: packet.sequenceNumber, rtpTimestamp: packet.timestamp, arrival: arrival)
-        }
-
-        /// The level of a packet that carries none, by decoding it at 16 kHz (enough for a level, cheaper than 48).
-        /// The decoder is this measurement's own, so measuring in arrival order does not disturb playout decoding.
-        mutating func measureLevel(of payload: ArraySlice<UInt8>) -> UInt8? {
+            guard measure else { return nil }
             if levelDecoder == nil, !levelDecoderUnavailable {
                 levelDecoder = try? OpusDecoder(format: .mono16k)
                 levelDecoderUnavailable = levelDecoder == nil
             }
-            guard let levelDecoder, let frame = try? levelDecoder.decode(Array(payload)) else { return nil }
+            guard let levelDecoder, let frame = try? levelDecoder.decode(packet.payload) else { return nil }
             return AudioLevel.rfc6464Level(frame)
         }
     }
@@ -148,18 +147,15 @@ final class MeetingMediaCore {
 
     /// Takes a decrypted RTP packet of a session's uplink.
     func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline) {
-        // Mutated in place through the dictionary: this runs for every packet.
-        guard sessions[id]?.connected == true, let extensionId = sessions[id].map(\.audioLevelExtensionId) else { return }
+        guard let session = sessions[id], session.connected else { return }
         let participant = AudioMixer.ParticipantID(id.rawValue)
         // A muted attendee is neither mixed nor reported as speaking, whatever it still sends.
         let muted = mixer?.isMuted(participant) ?? true
-        var level = muted ? nil : packet.audioLevel(extensionId: extensionId)
-        if level == nil, !muted {
-            level = sessions[id]?.measureLevel(of: packet.payload)
-        }
-        sessions[id]?.recordUplink(packet, arrival: now)
-        guard let attendeeId = sessions[id]?.attendeeId else { return }
-        activity.record(attendeeId, sequenceNumber: packet.sequenceNumber, level: level)
+        let carried = muted ? nil : packet.audioLevel(extensionId: session.audioLevelExtensionId)
+        // Mutated in place through the dictionary: this runs for every packet.
+        let measured = sessions[id]?.record(packet, arrival: now, measure: !muted && carried == nil) ?? nil
+        let level = carried ?? measured
+        activity.record(session.attendeeId, sequenceNumber: packet.sequenceNumber, level: level)
         mixer?.receive(packet, from: participant, level: level, arrival: now)
     }
 

@@ -51,26 +51,19 @@ public struct SignalingEndpoint: Sendable {
         logger[metadataKey: "socket"] = "\(connection)"
         logger[metadataKey: "meeting"] = "\(meetingId)"
 
-        let identity: AttendeeIdentity
-        let room: MeetingRoom
-        var authentication = await authenticator.authenticate(
-            meetingId: meetingId, joinToken: Self.joinToken(fromOffered: offeredProtocols))
-        var live: MeetingRoom?
-        if case .accepted = authentication {
-            live = rooms.room(for: meetingId)
-            // Nil when the meeting ended while the token was being checked.
-            if live == nil {
-                authentication = .rejected(closeCode: SignalingCloseCode.meetingEnded, reason: "meeting \(meetingId) has ended")
-            }
+        let admitted: (identity: AttendeeIdentity, room: MeetingRoom)?
+        let refusal: (code: UInt16, reason: String)
+        switch await authenticator.authenticate(meetingId: meetingId, joinToken: Self.joinToken(fromOffered: offeredProtocols)) {
+        case .accepted(let identity):
+            // No room: the meeting ended while the token was being checked.
+            admitted = rooms.room(for: meetingId).map { (identity, $0) }
+            refusal = (SignalingCloseCode.meetingEnded, "meeting \(meetingId) has ended")
+        case .rejected(let code, let reason):
+            admitted = nil
+            refusal = (code, reason)
         }
-        switch (authentication, live) {
-        case (.accepted(let accepted), let live?):
-            identity = accepted
-            room = live
-        case (.accepted, nil):
-            return  // not reached: the authentication was turned into a rejection above
-        case (.rejected(let code, let reason), _):
-            logger.info("signaling refused: \(reason)")
+        guard let (identity, room) = admitted else {
+            logger.info("signaling refused: \(refusal.reason)")
             // Chime clients understand close codes only once they wait for JOIN_ACK, so let the JOIN arrive first,
             // but never wait longer than a client would for its JOIN_ACK.
             await withTaskGroup(of: Void.self) { group in
@@ -82,7 +75,7 @@ public struct SignalingEndpoint: Sendable {
                 await group.next()
                 group.cancelAll()
             }
-            try? await outbound.close(.unknown(code), reason: reason)
+            try? await outbound.close(.unknown(refusal.code), reason: refusal.reason)
             return
         }
         logger.debug("signaling socket opened for attendee \(identity.attendeeId)")
