@@ -116,7 +116,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .executableTarget(name: "CarillonFuzz", dependencies: ["CarillonRTC"], swiftSettings: strict),
+        .executableTarget(
+            name: "CarillonFuzz",
+            dependencies: ["CarillonRTC", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "CarillonProtocolTests", dependencies: ["CarillonProtocol"], swiftSettings: strict),
         .testTarget(
             name: "CarillonRTCTests",

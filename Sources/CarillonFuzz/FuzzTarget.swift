@@ -1,10 +1,11 @@
 import CarillonRTC
 import Foundation
+import NIOCore
 
 /// The parsers under fuzzing, each with the invariants it must keep on any input: no crash, and what parses must
 /// serialise to something that parses again to the same value.
 enum FuzzTarget: String, CaseIterable {
-    case stun, rtp, rtcp, sdp
+    case stun, rtp, rtcp, sdp, vp8
 
     /// Runs one input through the target's parser; traps when an invariant breaks so the fuzzer records the input.
     func run(_ bytes: [UInt8]) {
@@ -43,6 +44,28 @@ enum FuzzTarget: String, CaseIterable {
                 FileHandle.standardError.write(Data(report.utf8))
             }
             precondition(again == description, "SDP does not survive serialise and parse")
+        case .vp8:
+            // A VP8 RTP payload: the descriptor must round-trip, and the assembler must take anything.
+            if let descriptor = try? VP8PayloadDescriptor(parsing: bytes[...]) {
+                var written: [UInt8] = []
+                descriptor.write(to: &written)
+                written += bytes[descriptor.length...]
+                precondition((try? VP8PayloadDescriptor(parsing: written[...])) == descriptor,
+                             "VP8 descriptor does not survive write and parse")
+                _ = VP8PayloadDescriptor.keyFrameSize(payload: bytes[...], descriptorLength: descriptor.length)
+            }
+            var assembler = VP8FrameAssembler(configuration: .init(maximumBufferedPackets: 8))
+            let now = NIODeadline.uptimeNanoseconds(0)
+            var offset = 0
+            while offset + 4 <= bytes.count {
+                // Each chunk: sequence number, marker, length, then that many payload bytes.
+                let length = Int(bytes[offset + 3])
+                let end = min(bytes.count, offset + 4 + length)
+                _ = assembler.insert(sequenceNumber: UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]),
+                                     timestamp: UInt32(bytes[offset] & 0x03), marker: bytes[offset + 2] & 1 == 1,
+                                     payload: bytes[(offset + 4)..<end], now: now)
+                offset = end
+            }
         }
     }
 }
