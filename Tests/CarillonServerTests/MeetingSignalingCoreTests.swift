@@ -116,7 +116,7 @@ import Testing
         let empty = core.receive(frame(.subscribe) { $0.sub.duplex = .rx }, from: c1, now: start)
         #expect(sent(empty, to: c1).first?.error.status == 400)
         let offered = core.receive(frame(.subscribe) { $0.sub.sdpOffer = "v=0 offer" }, from: c1, now: start)
-        guard case .subscribe(let connection, let attendeeId, let offer)? = offered.first else {
+        guard case .subscribe(let connection, let attendeeId, let offer, _)? = offered.first else {
             Issue.record("no subscribe output: \(offered)")
             return
         }

@@ -298,23 +298,23 @@ final class VirtualMeeting {
             case .close(let target, let code):
                 endServerMedia(target)
                 if let attendee = attendees.first(where: { $0.connection == target }) { send(.closedAtClient(attendee, code: code)) }
-            case .subscribe(let target, let attendeeId, let offer):
-                let result: Result<String, SubscribeRefusal>
+            case .subscribe(let target, let attendeeId, let offer, let video):
+                let result: Result<SubscribeAnswer, SubscribeRefusal>
                 do {
                     let negotiated = try MeetingMediaNegotiation(offer: offer, certificate: serverCertificate,
-                                                                 candidate: serverAddress)
+                                                                 candidate: serverAddress, video: video)
                     let peer = try PeerConnection(configuration: negotiated.configuration)
                     endServerMedia(target)
-                    serverMedia.add(target, attendeeId: attendeeId, ssrc: negotiated.ssrc,
-                                    opusPayloadType: negotiated.opusPayloadType,
-                                    audioLevelExtensionId: negotiated.audioLevelExtensionId, now: now)
+                    serverMediaOutputs(serverMedia.add(target, attendeeId: attendeeId, negotiation: negotiated, now: now))
                     serverPeers[target] = peer
                     serverPeer(target, peer.start(now: now))
-                    result = .success(negotiated.answer)
+                    result = .success(SubscribeAnswer(sdp: negotiated.answer, tracks: negotiated.tracks))
                 } catch {
                     result = .failure(SubscribeRefusal(status: 400, message: "\(error)"))
                 }
                 serverStep { $0.subscribeAnswered(target, answer: result, now: $1) }
+            case .pauseVideo(let target, let streamIds, let paused):
+                serverMediaOutputs(serverMedia.setVideoPaused(paused, streamIds: streamIds, for: target, now: now))
             case .endMedia(let target):
                 endServerMedia(target)
             case .audioMuted(let attendeeId, let muted):
@@ -339,11 +339,11 @@ final class VirtualMeeting {
             switch event {
             case .connected:
                 let attendeeId = serverMedia.sessions[connection]?.attendeeId ?? ""
-                serverMedia.connected(connection, muted: server.isMuted(attendeeId), now: now)
+                serverMediaOutputs(serverMedia.connected(connection, muted: server.isMuted(attendeeId), now: now))
             case .rtp(let packet):
-                serverMedia.receive(packet, from: connection, now: now)
+                serverMediaOutputs(serverMedia.receive(packet, from: connection, now: now))
             case .rtcp(let packets):
-                serverMedia.receive(packets, from: connection, now: now)
+                serverMediaOutputs(serverMedia.receive(packets, from: connection, now: now))
             case .failed, .closed:
                 endServerMedia(connection)
             case .iceConnected, .pathChanged:

@@ -36,27 +36,11 @@ public enum AudioSessionDescription {
         var accepted: String?
         var media: [MediaDescription] = []
         for offered in offer.media {
-            let opus = offered.codecs.first { $0.name.lowercased() == "opus" && $0.clockRate == 48_000 }
-            guard accepted == nil, offered.kind == "audio", offered.port != 0, let opus, let mid = offered.mid else {
-                var rejected = MediaDescription(kind: offered.kind, port: 0, proto: offered.proto, formats: offered.formats)
-                rejected.mid = offered.mid
-                rejected.direction = .inactive
-                media.append(rejected)
+            guard accepted == nil, let audio = answerMedia(offered, transport: transport, ssrc: ssrc, cname: cname) else {
+                media.append(rejected(offered))
                 continue
             }
-            var audio = MediaDescription(kind: "audio", port: port(of: transport), proto: offered.proto,
-                                         formats: ["\(opus.payloadType)"])
-            audio.connection = connection(of: transport)
-            audio.mid = mid
-            audio.direction = offered.direction.reversed
-            audio.rtcpMux = true
-            audio.codecs = [SDPCodec(payloadType: opus.payloadType, name: opus.name, clockRate: 48_000,
-                                     channels: opus.channels, parameters: opus.parameters)]
-            audio.extensions = offered.extensions.filter { acceptedExtensions.contains($0.uri) }
-                .map { SDPExtension(id: $0.id, uri: $0.uri) }
-            if audio.direction.sends { addSender(to: &audio, ssrc: ssrc, cname: cname) }
-            transport.apply(to: &audio)
-            accepted = mid
+            accepted = audio.mid
             media.append(audio)
         }
         guard let accepted else { throw .noCommonCodec("the offer has no audio m-line with Opus/48000") }
@@ -66,6 +50,35 @@ public enum AudioSessionDescription {
         description.msidSemantic = "WMS carillon"
         description.media = media
         return description
+    }
+
+    /// The answer to one offered m-line if it is an audio m-line with Opus and a mid: Opus alone with the offer's
+    /// payload type, parameters and accepted header extension ids, sending `ssrc` when the offer receives.
+    public static func answerMedia(_ offered: MediaDescription, transport: TransportDescription, ssrc: UInt32,
+                                   cname: String = "carillon") -> MediaDescription? {
+        let opus = offered.codecs.first { $0.name.lowercased() == "opus" && $0.clockRate == 48_000 }
+        guard offered.kind == "audio", offered.port != 0, let opus, let mid = offered.mid else { return nil }
+        var audio = MediaDescription(kind: "audio", port: port(of: transport), proto: offered.proto,
+                                     formats: ["\(opus.payloadType)"])
+        audio.connection = connection(of: transport)
+        audio.mid = mid
+        audio.direction = offered.direction.reversed
+        audio.rtcpMux = true
+        audio.codecs = [SDPCodec(payloadType: opus.payloadType, name: opus.name, clockRate: 48_000,
+                                 channels: opus.channels, parameters: opus.parameters)]
+        audio.extensions = offered.extensions.filter { acceptedExtensions.contains($0.uri) }
+            .map { SDPExtension(id: $0.id, uri: $0.uri) }
+        if audio.direction.sends { addSender(to: &audio, ssrc: ssrc, cname: cname) }
+        transport.apply(to: &audio)
+        return audio
+    }
+
+    /// An offered m-line rejected in an answer: port 0, inactive, same mid.
+    public static func rejected(_ offered: MediaDescription) -> MediaDescription {
+        var rejected = MediaDescription(kind: offered.kind, port: 0, proto: offered.proto, formats: offered.formats)
+        rejected.mid = offered.mid
+        rejected.direction = .inactive
+        return rejected
     }
 
     /// The Opus payload type of the first accepted audio m-line.
@@ -82,11 +95,11 @@ public enum AudioSessionDescription {
         media.ssrcs = [SDPSSRC(ssrc: ssrc, cname: cname, msid: msid)]
     }
 
-    private static func port(of transport: TransportDescription) -> UInt16 {
+    static func port(of transport: TransportDescription) -> UInt16 {
         transport.candidates.first?.port ?? 9
     }
 
-    private static func connection(of transport: TransportDescription) -> String {
+    static func connection(of transport: TransportDescription) -> String {
         guard let address = transport.candidates.first?.address else { return "IN IP4 0.0.0.0" }
         return address.contains(":") ? "IN IP6 \(address)" : "IN IP4 \(address)"
     }

@@ -16,6 +16,8 @@ final class MeetingMedia: @unchecked Sendable {
     private let logger: Logger
     private let core: MeetingMediaCore
     private var drivers: [SignalingConnectionID: PeerConnectionDriver] = [:]
+    /// The last negotiation on each socket: a re-offer on the same transport keeps its connection.
+    private var negotiations: [SignalingConnectionID: MeetingMediaNegotiation] = [:]
     private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.tick() }
     /// Called on the event loop with every attendee's volume and signal strength when any changed (AUDIO_METADATA).
     var onAudioMetadata: (([(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)]) -> Void)?
@@ -32,25 +34,42 @@ final class MeetingMedia: @unchecked Sendable {
     /// Since when no session has been connected; nil while one is.
     var audioIdleSince: NIODeadline? { core.audioIdleSince }
 
-    /// Answers a session's offer: the first Opus audio m-line is accepted, everything else rejected. A later offer
-    /// on the same socket replaces the earlier connection.
-    func answer(offer text: String, attendeeId: String, connection: SignalingConnectionID) throws -> String {
+    /// Answers a session's offer: the first Opus audio m-line, the camera m-line when `video` allows sending and the
+    /// receive m-lines that carry a stream. A re-offer on the same transport (a browser's renegotiation) keeps the
+    /// running connection and reconfigures only the video; any other later offer replaces the connection.
+    func answer(offer text: String, attendeeId: String, connection: SignalingConnectionID,
+                video: VideoSubscribeRequest) throws -> SubscribeAnswer {
         eventLoop.preconditionInEventLoop()
+        let previous = drivers[connection] == nil ? nil : negotiations[connection]
         let negotiated = try MeetingMediaNegotiation(offer: text, certificate: context.certificate,
-                                                     candidate: context.candidateAddress)
+                                                     candidate: context.candidateAddress, video: video,
+                                                     previous: previous)
+        if negotiated.continuesTransport {
+            negotiations[connection] = negotiated
+            perform(core.renegotiated(connection, negotiation: negotiated, now: eventLoop.now))
+            timer.follow(core.nextDeadline)
+            return SubscribeAnswer(sdp: negotiated.answer, tracks: negotiated.tracks)
+        }
         let connectionCore = try PeerConnection(configuration: negotiated.configuration)
         end(connection)
         let driver = context.port.makeDriver(for: connectionCore, on: eventLoop)
-        core.add(connection, attendeeId: attendeeId, ssrc: negotiated.ssrc, opusPayloadType: negotiated.opusPayloadType,
-                 audioLevelExtensionId: negotiated.audioLevelExtensionId, now: eventLoop.now)
+        perform(core.add(connection, attendeeId: attendeeId, negotiation: negotiated, now: eventLoop.now))
         drivers[connection] = driver
+        negotiations[connection] = negotiated
         context.port.register(driver, usernameFragment: negotiated.configuration.localICE.usernameFragment)
         driver.start { [weak self] event in self?.handle(event, from: connection, driver: driver) }
-        return negotiated.answer
+        return SubscribeAnswer(sdp: negotiated.answer, tracks: negotiated.tracks)
+    }
+
+    /// A receiver paused or resumed remote streams (C→S PAUSE/RESUME).
+    func setVideoPaused(_ paused: Bool, streamIds: [UInt32], connection: SignalingConnectionID) {
+        perform(core.setVideoPaused(paused, streamIds: streamIds, for: connection, now: eventLoop.now))
+        timer.follow(core.nextDeadline)
     }
 
     /// Ends a session's media (it left, its socket ended, or it re-offered).
     func end(_ connection: SignalingConnectionID) {
+        negotiations[connection] = nil
         guard let driver = drivers.removeValue(forKey: connection) else { return }
         context.port.unregister(driver)
         driver.stop()
@@ -91,12 +110,17 @@ final class MeetingMedia: @unchecked Sendable {
         guard drivers[connection] === driver else { return }
         switch event {
         case .rtp(let packet):
-            core.receive(packet, from: connection, now: eventLoop.now)
+            let outputs = core.receive(packet, from: connection, now: eventLoop.now)
+            if !outputs.isEmpty {
+                perform(outputs)
+                timer.follow(core.nextDeadline)
+            }
         case .rtcp(let packets):
-            core.receive(packets, from: connection, now: eventLoop.now)
+            perform(core.receive(packets, from: connection, now: eventLoop.now))
+            timer.follow(core.nextDeadline)
         case .connected(let profile):
             let attendeeId = core.sessions[connection]?.attendeeId ?? ""
-            core.connected(connection, muted: isMuted?(attendeeId) ?? false, now: eventLoop.now)
+            perform(core.connected(connection, muted: isMuted?(attendeeId) ?? false, now: eventLoop.now))
             timer.follow(core.nextDeadline)
             logger.debug("media connected", metadata: ["attendee": "\(attendeeId)", "srtp": "\(profile)"])
         case .failed, .closed:

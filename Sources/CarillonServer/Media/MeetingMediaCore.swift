@@ -66,6 +66,8 @@ final class MeetingMediaCore {
     static let activityInterval = TimeAmount.milliseconds(Int64(AudioActivityMeter.interval))
 
     private let mixerConfiguration: AudioMixer.Configuration
+    /// The meeting's video forwarding.
+    private(set) var video = MeetingVideoRouter()
     private(set) var sessions: [SignalingConnectionID: Session] = [:]
     private var activity = AudioActivityMeter()
     /// The meeting's mix, made when a session connects and released when none is connected.
@@ -86,7 +88,7 @@ final class MeetingMediaCore {
 
     /// When ``tick(now:)`` is next due; nil while no session is connected.
     var nextDeadline: NIODeadline? {
-        [mixer?.nextDeadline, nextActivityReport, nextReceiverReports].compactMap { $0 }.min()
+        [mixer?.nextDeadline, nextActivityReport, nextReceiverReports, video.nextDeadline].compactMap { $0 }.min()
     }
 
     // MARK: Inputs
@@ -99,9 +101,31 @@ final class MeetingMediaCore {
                                audioLevelExtensionId: audioLevelExtensionId)
     }
 
-    /// A session's media connected: it is mixed from now on (unless `muted`).
-    func connected(_ id: SignalingConnectionID, muted: Bool, now: NIODeadline) {
-        guard var session = sessions[id], !session.connected else { return }
+    /// Adds a session from its negotiation: its audio (replacing any earlier session on `id`) and its video.
+    func add(_ id: SignalingConnectionID, attendeeId: String, negotiation: MeetingMediaNegotiation,
+             now: NIODeadline) -> [MeetingMediaOutput] {
+        add(id, attendeeId: attendeeId, ssrc: negotiation.ssrc, opusPayloadType: negotiation.opusPayloadType,
+            audioLevelExtensionId: negotiation.audioLevelExtensionId, now: now)
+        return video.configure(id, negotiation: negotiation, now: now)
+    }
+
+    /// Applies a renegotiation on a session's running connection: its audio carries on, its video is reconfigured.
+    func renegotiated(_ id: SignalingConnectionID, negotiation: MeetingMediaNegotiation, now: NIODeadline)
+        -> [MeetingMediaOutput] {
+        guard sessions[id] != nil else { return [] }
+        return video.configure(id, negotiation: negotiation, now: now)
+    }
+
+    /// A receiver paused or resumed remote streams.
+    func setVideoPaused(_ paused: Bool, streamIds: [UInt32], for id: SignalingConnectionID, now: NIODeadline)
+        -> [MeetingMediaOutput] {
+        video.setPaused(paused, streamIds: streamIds, for: id, now: now)
+    }
+
+    /// A session's media connected: it is mixed from now on (unless `muted`), and its video flows.
+    @discardableResult
+    func connected(_ id: SignalingConnectionID, muted: Bool, now: NIODeadline) -> [MeetingMediaOutput] {
+        guard var session = sessions[id], !session.connected else { return [] }
         if mixer == nil {
             // Failing here only happens when libopus refuses the fixed settings; the meeting then has no mix.
             mixer = try? AudioMixer(configuration: mixerConfiguration)
@@ -115,11 +139,13 @@ final class MeetingMediaCore {
         audioIdleSince = nil
         if nextActivityReport == nil { nextActivityReport = now + Self.activityInterval }
         if nextReceiverReports == nil { nextReceiverReports = now + Self.receiverReportInterval }
+        return video.connected(id, now: now)
     }
 
     /// Ends a session's media (it left, its socket ended, its connection failed, or it re-offered).
     func remove(_ id: SignalingConnectionID, now: NIODeadline) {
         guard let session = sessions.removeValue(forKey: id) else { return }
+        video.remove(id)
         mixer?.removeParticipant(AudioMixer.ParticipantID(id.rawValue))
         if !sessions.values.contains(where: { $0.attendeeId == session.attendeeId && $0.connected }) {
             activity.remove(session.attendeeId)
@@ -145,9 +171,12 @@ final class MeetingMediaCore {
         }
     }
 
-    /// Takes a decrypted RTP packet of a session's uplink.
-    func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline) {
-        guard let session = sessions[id], session.connected else { return }
+    /// Takes a decrypted RTP packet of a session's uplink: video is forwarded (what to send comes back), audio goes
+    /// to the mixer and the activity meter.
+    @discardableResult
+    func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+        if video.carriesVideo(packet, from: id) { return video.receive(packet, from: id, now: now) }
+        guard let session = sessions[id], session.connected else { return [] }
         let participant = AudioMixer.ParticipantID(id.rawValue)
         // A muted attendee is neither mixed nor reported as speaking, whatever it still sends.
         let muted = mixer?.isMuted(participant) ?? true
@@ -157,16 +186,19 @@ final class MeetingMediaCore {
         let level = carried ?? measured
         activity.record(session.attendeeId, sequenceNumber: packet.sequenceNumber, level: level)
         mixer?.receive(packet, from: participant, level: level, arrival: now)
+        return []
     }
 
     /// Takes the RTCP packets of one compound from a session: proof its uplink lives (a muted attendee sends no
-    /// audio), and its sender reports for the LSR/DLSR echo.
-    func receive(_ packets: [RTCPPacket], from id: SignalingConnectionID, now: NIODeadline) {
-        guard let session = sessions[id], session.connected else { return }
+    /// audio), its sender reports for the LSR/DLSR echo, and its video feedback (what to send comes back).
+    @discardableResult
+    func receive(_ packets: [RTCPPacket], from id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+        guard let session = sessions[id], session.connected else { return [] }
         activity.recordControl(session.attendeeId)
         for case .senderReport(let ssrc, let ntp, _, _, _, _) in packets where ssrc == session.uplink?.ssrc {
             sessions[id]?.uplink?.statistics.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
         }
+        return video.receive(packets, from: id, now: now)
     }
 
     /// Does what is due at `now`: the mix (one packet per connected session), the 200 ms activity report, the
@@ -186,6 +218,7 @@ final class MeetingMediaCore {
             nextReceiverReports = Self.next(after: due, period: Self.receiverReportInterval, now: now)
             outputs += receiverReports(now: now)
         }
+        if let due = video.nextDeadline, now >= due { outputs += video.tick(now: now) }
         return outputs
     }
 

@@ -139,9 +139,11 @@ public final class MeetingRoom: @unchecked Sendable {
                     sink.finish()
                 }
                 media?.end(target)
-            case .subscribe(let target, let attendeeId, let offer):
-                let result = answer(offer, attendeeId: attendeeId, connection: target)
+            case .subscribe(let target, let attendeeId, let offer, let video):
+                let result = answer(offer, attendeeId: attendeeId, connection: target, video: video)
                 apply { $0.subscribeAnswered(target, answer: result, now: $1) }
+            case .pauseVideo(let target, let streamIds, let paused):
+                media?.setVideoPaused(paused, streamIds: streamIds, connection: target)
             case .endMedia(let target):
                 media?.end(target)
             case .audioMuted(let attendeeId, let muted):
@@ -151,10 +153,11 @@ public final class MeetingRoom: @unchecked Sendable {
     }
 
     /// Answers an offer through the media side; the core turns the result into SUBSCRIBE_ACK.
-    private func answer(_ offer: String, attendeeId: String, connection: SignalingConnectionID) -> Result<String, SubscribeRefusal> {
+    private func answer(_ offer: String, attendeeId: String, connection: SignalingConnectionID,
+                        video: VideoSubscribeRequest) -> Result<SubscribeAnswer, SubscribeRefusal> {
         guard let media else { return .failure(SubscribeRefusal(status: 501, message: "this server does not serve media")) }
         do {
-            return .success(try media.answer(offer: offer, attendeeId: attendeeId, connection: connection))
+            return .success(try media.answer(offer: offer, attendeeId: attendeeId, connection: connection, video: video))
         } catch {
             logger.info("SUBSCRIBE refused", metadata: ["attendee": "\(attendeeId)", "reason": "\(error)"])
             return .failure(SubscribeRefusal(status: 400, message: "the offer cannot be answered: \(error)"))

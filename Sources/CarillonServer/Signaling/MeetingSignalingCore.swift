@@ -26,6 +26,8 @@ public struct MeetingSignalingCore: Sendable {
         public var throttleRate: Double = 100
         /// Largest data-message payload accepted, in bytes.
         public var maximumPayloadBytes = 2048
+        /// Most attendee sessions that may send video at once (Chime's limit); one more is refused with 206.
+        public var maximumVideoSenders = 25
 
         /// The defaults of the specs.
         public init() {}
@@ -48,12 +50,38 @@ public struct MeetingSignalingCore: Sendable {
         var dropDeadline: NIODeadline?
     }
 
+    /// One encoding a video publication announced in SUBSCRIBE `send_streams`.
+    private struct VideoLayer: Equatable {
+        var streamId: UInt32
+        var maxBitrateKbps: UInt32
+        var framerate: UInt32
+        var trackLabel: String
+    }
+
+    /// One attendee session's camera (or content) publication: a source (`group_id`) and its encodings.
+    private struct VideoPublication: Equatable {
+        let identity: AttendeeIdentity
+        let groupId: UInt32
+        var layers: [VideoLayer]
+    }
+
+    /// What a SUBSCRIBE asked for the session's own video, applied when its answer succeeds.
+    private enum PendingVideo {
+        case publish(VideoPublication)
+        case stop
+        case refused
+    }
+
     /// The meeting this core serves.
     public let meetingId: String
     private let configuration: Configuration
     private var connections: [SignalingConnectionID: Connection] = [:]
     private var participants: [String: Participant] = [:]
     private var nextStreamId: UInt32 = 1
+    private var publications: [SignalingConnectionID: VideoPublication] = [:]
+    private var pendingVideo: [SignalingConnectionID: PendingVideo] = [:]
+    private var nextVideoStreamId: UInt32 = 1
+    private var nextGroupId: UInt32 = 1
     private var buffer: DataMessageBuffer
     private var throttle: TokenBucket
     private var lastIngestNanoseconds: Int64 = 0
@@ -139,7 +167,13 @@ public struct MeetingSignalingCore: Sendable {
                 // JOIN_ACK says compression is off, so an offer only ever comes as text.
                 return [.send([connection], errorFrame(400, "SUBSCRIBE carries no sdp_offer", now: now))]
             }
-            return [.subscribe(connection, attendeeId: state.identity.attendeeId, offer: frame.sub.sdpOffer)]
+            let video = videoRequest(frame.sub, from: connection, identity: state.identity)
+            return [.subscribe(connection, attendeeId: state.identity.attendeeId, offer: frame.sub.sdpOffer,
+                               video: video)]
+        case .pause, .resume:
+            guard state.joined, !state.left else { return notJoinedWarning(connection, state, now) }
+            let ids = frame.pause.streamIds
+            return ids.isEmpty ? [] : [.pauseVideo(connection, streamIds: ids, paused: frame.type == .pause)]
         default:
             return [.send([connection], notification(
                 .warning, "frame type \(frame.type) is not handled by this server", now: now))]
@@ -157,26 +191,57 @@ public struct MeetingSignalingCore: Sendable {
         return [.send([connection], errorFrame(400, "malformed frame rejected: \(reason)", now: now))]
     }
 
-    /// The media side's answer to a SUBSCRIBE on `connection`: SUBSCRIBE_ACK with the SDP answer, or with an error
-    /// `status` the client reads as terminal (an offer that cannot be answered will not get better on retry; 501
-    /// when the server serves no media).
+    /// The media side's answer to a SUBSCRIBE on `connection`: SUBSCRIBE_ACK with the SDP answer, the allocations of
+    /// the session's own video and the tracks it receives, or with an error `status` the client reads as terminal (an
+    /// offer that cannot be answered will not get better on retry; 501 when the server serves no media). A session
+    /// refused as a video sender gets the answer with status 206. Every other session gets a new INDEX when the
+    /// meeting's video sources changed.
     public mutating func subscribeAnswered(
         _ connection: SignalingConnectionID,
-        answer: Result<String, SubscribeRefusal>,
+        answer: Result<SubscribeAnswer, SubscribeRefusal>,
         now: ClockReading
     ) -> [MeetingSignalingOutput] {
+        let pending = pendingVideo.removeValue(forKey: connection)
         guard connections[connection] != nil else { return [] }
         var frame = makeFrame(.subscribeAck, now: now)
         var ack = SdkSubscribeAckFrame()
         ack.duplex = .rx
+        var outputs: [MeetingSignalingOutput] = []
         switch answer {
-        case .success(let sdp):
-            ack.sdpAnswer = sdp
+        case .success(let answer):
+            ack.sdpAnswer = answer.sdp
+            ack.tracks = answer.tracks.map { track in
+                var mapping = SdkTrackMapping()
+                mapping.streamID = track.streamId
+                mapping.ssrc = track.ssrc
+                mapping.trackLabel = "v_\(track.mid)"
+                return mapping
+            }
+            let before = publications[connection]
+            switch pending {
+            case .publish(let publication):
+                publications[connection] = publication
+                ack.duplex = .duplex
+                ack.allocations = publication.layers.map { layer in
+                    var allocation = SdkStreamAllocation()
+                    allocation.trackLabel = layer.trackLabel
+                    allocation.streamID = layer.streamId
+                    allocation.groupID = publication.groupId
+                    return allocation
+                }
+            case .stop:
+                publications[connection] = nil
+            case .refused:
+                frame.error = Self.errorBody(206, "video sending refused: the meeting has \(configuration.maximumVideoSenders) video senders")
+            case nil:
+                break
+            }
+            if publications[connection] != before { outputs += indexUpdate(now: now, excluding: connection) }
         case .failure(let refusal):
             frame.error = Self.errorBody(refusal.status, refusal.message)
         }
         frame.suback = ack
-        return [.send([connection], frame)]
+        return [.send([connection], frame)] + outputs
     }
 
     /// Handles the end of a socket, however it ended.
@@ -185,13 +250,14 @@ public struct MeetingSignalingCore: Sendable {
         now: ClockReading
     ) -> [MeetingSignalingOutput] {
         guard let state = connections.removeValue(forKey: connection) else { return [] }
+        let ended = endPublication(of: connection, now: now)
         let attendeeId = state.identity.attendeeId
         guard state.joined, !state.left, var participant = participants[attendeeId],
-              participant.connection == connection else { return [] }
+              participant.connection == connection else { return ended }
         participant.connection = nil
         participant.dropDeadline = now.monotonic + configuration.dropGrace
         participants[attendeeId] = participant
-        return []
+        return ended
     }
 
     /// Runs timers: drops attendees whose reconnect grace ended and closes idle sockets.
@@ -219,6 +285,8 @@ public struct MeetingSignalingCore: Sendable {
         outputs += all.map { .close($0, code: SignalingCloseCode.meetingEnded) }
         connections.removeAll()
         participants.removeAll()
+        publications.removeAll()
+        pendingVideo.removeAll()
         return outputs
     }
 
@@ -232,6 +300,7 @@ public struct MeetingSignalingCore: Sendable {
             for socket in sockets {
                 connections[socket] = nil
                 outputs.append(.close(socket, code: SignalingCloseCode.attendeeRemoved))
+                outputs += endPublication(of: socket, now: now)
             }
             if let participant = participants.removeValue(forKey: id) {
                 outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: false)], now: now)
@@ -266,6 +335,7 @@ public struct MeetingSignalingCore: Sendable {
                 }
                 connections[old] = nil
                 outputs.append(.close(old, code: SignalingCloseCode.replaced))
+                outputs += endPublication(of: old, now: now)
             }
         }
         let participant = Participant(
@@ -286,12 +356,7 @@ public struct MeetingSignalingCore: Sendable {
         ack.joinack = joinAck
         outputs.append(.send([connection], ack))
 
-        var index = SdkIndexFrame()
-        index.atCapacity = false
-        index.numParticipants = UInt32(participants.count)
-        var indexFrame = makeFrame(.index, now: now)
-        indexFrame.index = index
-        outputs.append(.send([connection], indexFrame))
+        outputs.append(.send([connection], indexFrame(for: connection, attendeeId: identity.attendeeId, now: now)))
 
         // The joiner gets the complete roster; everybody else only the news.
         let roster = participants.values.sorted { $0.streamId < $1.streamId }.map(presentEntry)
@@ -322,11 +387,109 @@ public struct MeetingSignalingCore: Sendable {
         }
         state.left = true
         connections[connection] = state
+        outputs += endPublication(of: connection, now: now)
         var ack = makeFrame(.leaveAck, now: now)
         ack.leaveAck = SdkLeaveAckFrame()
         outputs.append(.send([connection], ack))
         outputs.append(.endMedia(connection))
         return outputs
+    }
+
+    // MARK: - Video sources
+
+    /// Applies the meeting's video rules to a SUBSCRIBE: whether the session may publish (its ids stay stable across
+    /// renegotiations; a new publication gets a new, larger group id) and which live stream each video m-line wants.
+    private mutating func videoRequest(_ subscribe: SdkSubscribeFrame, from connection: SignalingConnectionID,
+                                       identity: AttendeeIdentity) -> VideoSubscribeRequest {
+        let sends = subscribe.sendStreams.filter { $0.mediaType == .video }
+        var sending = VideoSubscribeRequest.Sending.none
+        if sends.isEmpty {
+            pendingVideo[connection] = .stop
+        } else if var publication = publications[connection] {
+            publication.layers = layers(for: sends, keeping: publication.layers)
+            pendingVideo[connection] = .publish(publication)
+            sending = .allowed
+        } else if publications.count >= configuration.maximumVideoSenders {
+            pendingVideo[connection] = .refused
+            sending = .refused
+        } else {
+            let groupId = nextGroupId
+            nextGroupId &+= 1
+            pendingVideo[connection] = .publish(VideoPublication(identity: identity, groupId: groupId,
+                                                                 layers: layers(for: sends, keeping: [])))
+            sending = .allowed
+        }
+        let receive = subscribe.receiveStreamIds.map { streamId -> VideoSourceReference? in
+            guard streamId != 0 else { return nil }
+            for (publisher, publication) in publications where publication.identity.attendeeId != identity.attendeeId {
+                if publication.layers.contains(where: { $0.streamId == streamId }) {
+                    return VideoSourceReference(publisher: publisher, streamId: streamId, groupId: publication.groupId,
+                                                attendeeId: publication.identity.attendeeId)
+                }
+            }
+            return nil
+        }
+        return VideoSubscribeRequest(sending: sending, receive: receive)
+    }
+
+    /// The encodings of `sends`, keeping the stream ids already allocated to the same positions.
+    private mutating func layers(for sends: [SdkStreamDescriptor], keeping existing: [VideoLayer]) -> [VideoLayer] {
+        sends.enumerated().map { index, send in
+            let streamId: UInt32
+            if index < existing.count {
+                streamId = existing[index].streamId
+            } else {
+                streamId = nextVideoStreamId
+                nextVideoStreamId &+= 1
+            }
+            return VideoLayer(streamId: streamId, maxBitrateKbps: send.maxBitrateKbps, framerate: send.framerate,
+                              trackLabel: send.trackLabel)
+        }
+    }
+
+    /// Removes the publication of a socket that ended or left, telling everyone else with a new INDEX.
+    private mutating func endPublication(of connection: SignalingConnectionID, now: ClockReading) -> [MeetingSignalingOutput] {
+        pendingVideo[connection] = nil
+        guard publications.removeValue(forKey: connection) != nil else { return [] }
+        return indexUpdate(now: now, excluding: connection)
+    }
+
+    /// A fresh INDEX for every joined socket but `excluded` (each sees every source but its own attendee's).
+    private func indexUpdate(now: ClockReading, excluding excluded: SignalingConnectionID?) -> [MeetingSignalingOutput] {
+        joinedConnections(excluding: excluded).compactMap { target in
+            guard let attendeeId = connections[target]?.identity.attendeeId else { return nil }
+            return .send([target], indexFrame(for: target, attendeeId: attendeeId, now: now))
+        }
+    }
+
+    /// The INDEX one receiver gets (`video.md` §3): one descriptor per enabled encoding of every other attendee's
+    /// source, VP8 as the meeting's codec, and whether it may still start sending.
+    private func indexFrame(for receiver: SignalingConnectionID, attendeeId: String, now: ClockReading) -> SdkSignalFrame {
+        var index = SdkIndexFrame()
+        index.atCapacity = publications[receiver] == nil && publications.count >= configuration.maximumVideoSenders
+        index.numParticipants = UInt32(participants.count)
+        index.supportedReceiveCodecIntersection = [.vp8]
+        let sources = publications.filter { $0.value.identity.attendeeId != attendeeId }
+            .sorted { $0.value.groupId < $1.value.groupId }
+        for (_, publication) in sources {
+            let enabled = publication.layers.filter { $0.maxBitrateKbps > 0 }
+            for layer in enabled.isEmpty ? Array(publication.layers.prefix(1)) : enabled {
+                var descriptor = SdkStreamDescriptor()
+                descriptor.streamID = layer.streamId
+                descriptor.groupID = publication.groupId
+                descriptor.framerate = layer.framerate > 0 ? layer.framerate : 15
+                descriptor.maxBitrateKbps = layer.maxBitrateKbps > 0 ? layer.maxBitrateKbps : 1_500
+                descriptor.avgBitrateBps = descriptor.maxBitrateKbps * 1_000
+                descriptor.trackLabel = layer.trackLabel
+                descriptor.attendeeID = publication.identity.attendeeId
+                descriptor.externalUserID = publication.identity.externalUserId
+                descriptor.mediaType = .video
+                index.sources.append(descriptor)
+            }
+        }
+        var frame = makeFrame(.index, now: now)
+        frame.index = index
+        return frame
     }
 
     // MARK: - Mute and data messages

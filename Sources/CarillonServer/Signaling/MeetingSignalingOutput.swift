@@ -6,8 +6,11 @@ public enum MeetingSignalingOutput: Sendable {
     case send([SignalingConnectionID], SdkSignalFrame)
     /// Close a socket with a WebSocket close code.
     case close(SignalingConnectionID, code: UInt16)
-    /// Answer a SUBSCRIBE's SDP offer for the attendee session on this socket (SUBSCRIBE_ACK goes back to it).
-    case subscribe(SignalingConnectionID, attendeeId: String, offer: String)
+    /// Answer a SUBSCRIBE's SDP offer for the attendee session on this socket (SUBSCRIBE_ACK goes back to it), with
+    /// what it may send and what it receives on each video m-line.
+    case subscribe(SignalingConnectionID, attendeeId: String, offer: String, video: VideoSubscribeRequest)
+    /// A client paused (or resumed) remote streams it receives (C→S PAUSE/RESUME): stop or restart forwarding them.
+    case pauseVideo(SignalingConnectionID, streamIds: [UInt32], paused: Bool)
     /// The attendee session on this socket left: end its media.
     case endMedia(SignalingConnectionID)
     /// An attendee muted or unmuted: the mixer must leave it out of (or take it back into) the mix.

@@ -1,0 +1,408 @@
+import CarillonRTC
+import NIOCore
+
+/// The video forwarding unit (SFU) of one meeting, sans-IO: every session's camera uplink and every receive m-line's
+/// downlink, with the RTP and RTCP rules of `video.md` §2.
+///
+/// - Uplinks: the VP8 stream of each sending session (its SSRC from the offer, or learned from the first packet),
+///   RTX unwrapped, reception statistics, NACKs for what is missing, transport-wide feedback when negotiated, and
+///   a receiver report each second.
+/// - Downlinks: per receive m-line a ``VP8StreamRewriter`` (the m-line's own SSRC and continuous numbers whichever
+///   source it carries), a send history answering the receiver's NACKs (over RTX when negotiated), a sender report
+///   each second, and the receiver's PAUSE/RESUME.
+/// - Key frames: a downlink that starts, resumes or switches waits for a key frame; its wait, and receivers' PLI and
+///   FIR, become one PLI (or FIR) to the publisher at most every ``keyFrameRequestInterval``.
+/// - REMB: a publisher that negotiated `goog-remb` but not `transport-cc` (aiortc) is sent the smallest REMB its
+///   receivers reported, floored at ``minimumRemoteEstimate``, once a second.
+///
+/// ``MeetingMediaCore`` owns it and feeds it; it returns ``MeetingMediaOutput``s. Per forwarded packet: one array
+/// (the downlink's copy, which the send history shares) and O(1) work per receiver through a publisher → downlinks
+/// route table rebuilt only when subscriptions change.
+///
+/// Threading: not thread-safe; the meeting's event loop owns it.
+struct MeetingVideoRouter {
+    /// Least time between two key-frame requests to one publisher.
+    static let keyFrameRequestInterval = TimeAmount.milliseconds(300)
+    /// How often receiver reports (uplinks), sender reports (downlinks) and REMB go out.
+    static let reportInterval = TimeAmount.seconds(1)
+    /// How often missing uplink packets and transport-wide feedback are looked at while any are pending.
+    static let feedbackInterval = TimeAmount.milliseconds(10)
+    /// The least REMB sent to a publisher: below it a stream is not worth sending.
+    static let minimumRemoteEstimate: UInt64 = 150_000
+    /// Round trip assumed for NACK repetition until one is measured.
+    static let defaultRoundTrip = TimeAmount.milliseconds(100)
+
+    /// A session's camera as received.
+    struct Uplink {
+        var negotiated: MeetingMediaNegotiation.VideoUplink
+        var ssrc: UInt32?
+        var nack = NackGenerator()
+        var statistics: RTPReceiveStatistics?
+        var transportFeedback: TransportFeedbackGenerator?
+        var lastKeyFrameRequest: NIODeadline?
+        var firSequence: UInt8 = 0
+        var packetsReceived = 0
+    }
+
+    /// One receive m-line of a session.
+    struct Downlink {
+        var negotiated: MeetingMediaNegotiation.VideoDownlink
+        var rewriter: VP8StreamRewriter
+        var rtx: RTXStream?
+        var history = RTPSendHistory(capacity: 1_024)
+        var pausedByReceiver = false
+        var packetsSent: UInt32 = 0
+        var octetsSent: UInt32 = 0
+        var lastTimestamp: UInt32?
+        var lastSentAt: NIODeadline?
+        var remoteEstimate: UInt64?
+        var retransmissions = 0
+
+        init(_ negotiated: MeetingMediaNegotiation.VideoDownlink) {
+            self.negotiated = negotiated
+            rewriter = VP8StreamRewriter(ssrc: negotiated.ssrc, payloadType: negotiated.payloadType)
+            if let rtxSSRC = negotiated.rtxSSRC, let rtxType = negotiated.rtxPayloadType {
+                rtx = RTXStream(ssrc: rtxSSRC, payloadTypes: [negotiated.payloadType: rtxType])
+            }
+        }
+    }
+
+    /// One session's video.
+    struct Member {
+        /// The SSRC this server's RTCP about the session's media is sent from (its audio SSRC).
+        var reportSSRC: UInt32
+        var connected = false
+        var uplink: Uplink?
+        var downlinks: [Downlink] = []
+    }
+
+    private(set) var members: [SignalingConnectionID: Member] = [:]
+    /// Publisher → the (receiver, downlink index) pairs its stream goes to.
+    private var routes: [SignalingConnectionID: [(receiver: SignalingConnectionID, index: Int)]] = [:]
+    private var nextReports: NIODeadline?
+    private var nextFeedback: NIODeadline?
+
+    /// When ``tick(now:)`` is next due.
+    var nextDeadline: NIODeadline? { [nextReports, nextFeedback].compactMap { $0 }.min() }
+
+    // MARK: Sessions
+
+    /// Applies a session's (re)negotiation. Uplink state survives when the camera m-line is unchanged, downlink
+    /// state (numbering, history) when an m-line keeps its mid; a downlink given another stream switches at the new
+    /// source's next key frame.
+    mutating func configure(_ id: SignalingConnectionID, negotiation: MeetingMediaNegotiation, now: NIODeadline)
+        -> [MeetingMediaOutput] {
+        var member = members[id] ?? Member(reportSSRC: negotiation.ssrc)
+        member.reportSSRC = negotiation.ssrc
+        if let negotiated = negotiation.videoUplink {
+            if member.uplink?.negotiated != negotiated {
+                var uplink = Uplink(negotiated: negotiated, ssrc: negotiated.ssrc)
+                if negotiated.transportCCExtensionId != nil {
+                    uplink.transportFeedback = TransportFeedbackGenerator(senderSSRC: negotiation.ssrc,
+                                                                          mediaSSRC: negotiated.ssrc ?? 0)
+                }
+                member.uplink = uplink
+            }
+        } else {
+            member.uplink = nil
+        }
+        let previous = member.downlinks
+        member.downlinks = negotiation.videoDownlinks.map { negotiated in
+            guard var kept = previous.first(where: { $0.negotiated.mid == negotiated.mid && $0.negotiated.ssrc == negotiated.ssrc })
+            else { return Downlink(negotiated) }
+            if kept.negotiated.source != negotiated.source { kept.pausedByReceiver = false }
+            kept.negotiated = negotiated
+            return kept
+        }
+        members[id] = member
+        rebuildRoutes()
+        // New or switched downlinks need a key frame from their publishers.
+        var outputs: [MeetingMediaOutput] = []
+        for publisher in Set(negotiation.videoDownlinks.map(\.source.publisher)) {
+            outputs += requestKeyFrame(from: publisher, now: now)
+        }
+        return outputs
+    }
+
+    /// The session's media connected: it sends and receives video from now on.
+    mutating func connected(_ id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+        guard members[id] != nil else { return [] }
+        members[id]?.connected = true
+        if nextReports == nil { nextReports = now + Self.reportInterval }
+        let publishers = Set(members[id]?.downlinks.map(\.negotiated.source.publisher) ?? [])
+        return publishers.flatMap { requestKeyFrame(from: $0, now: now) }
+    }
+
+    /// Forgets a session; downlinks of others that carried its camera stay, waiting for a new source.
+    mutating func remove(_ id: SignalingConnectionID) {
+        guard members.removeValue(forKey: id) != nil else { return }
+        rebuildRoutes()
+        if members.isEmpty {
+            nextReports = nil
+            nextFeedback = nil
+        }
+    }
+
+    /// A receiver paused or resumed streams (C→S PAUSE/RESUME); a resume asks the publisher for a key frame.
+    mutating func setPaused(_ paused: Bool, streamIds: [UInt32], for id: SignalingConnectionID, now: NIODeadline)
+        -> [MeetingMediaOutput] {
+        guard var member = members[id] else { return [] }
+        var publishers = Set<SignalingConnectionID>()
+        for index in member.downlinks.indices where streamIds.contains(member.downlinks[index].negotiated.source.streamId) {
+            guard member.downlinks[index].pausedByReceiver != paused else { continue }
+            member.downlinks[index].pausedByReceiver = paused
+            if !paused {
+                // Resume at a key frame: what was skipped cannot be decoded against.
+                member.downlinks[index].rewriter.switchSource(to: member.downlinks[index].rewriter.source)
+                publishers.insert(member.downlinks[index].negotiated.source.publisher)
+            }
+        }
+        members[id] = member
+        return publishers.flatMap { requestKeyFrame(from: $0, now: now) }
+    }
+
+    // MARK: RTP
+
+    /// Whether `packet` belongs to the video uplink of `id` (its VP8 or RTX payload type).
+    func carriesVideo(_ packet: RTPPacket, from id: SignalingConnectionID) -> Bool {
+        guard let uplink = members[id]?.uplink?.negotiated else { return false }
+        return packet.payloadType == uplink.payloadType || packet.payloadType == uplink.rtxPayloadType
+    }
+
+    /// Takes a decrypted packet of a session's video uplink and returns what goes to its receivers.
+    mutating func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+        guard let member = members[id], member.connected, var uplink = member.uplink else { return [] }
+        if let extensionId = uplink.negotiated.transportCCExtensionId, let value = packet.extensionValue(id: extensionId),
+           value.count == 2 {
+            uplink.transportFeedback?.received(transportSequenceNumber: UInt16(value[0]) << 8 | UInt16(value[1]),
+                                               arrival: now)
+        }
+        var media = packet
+        if packet.payloadType == uplink.negotiated.rtxPayloadType {
+            // RTX (RFC 4588): the original sequence number leads the payload; an empty one is padding.
+            guard let ssrc = uplink.ssrc, packet.payload.count > 2 else {
+                members[id]?.uplink = uplink
+                return []
+            }
+            let start = packet.payload.startIndex
+            media = RTPPacket(marker: packet.marker, payloadType: uplink.negotiated.payloadType,
+                              sequenceNumber: UInt16(packet.payload[start]) << 8 | UInt16(packet.payload[start + 1]),
+                              timestamp: packet.timestamp, ssrc: ssrc, payload: packet.payload.dropFirst(2))
+        } else if uplink.ssrc != packet.ssrc {
+            // An SSRC the offer declared is the only one taken; otherwise the newest stream is the camera.
+            guard uplink.negotiated.ssrc == nil else {
+                members[id]?.uplink = uplink
+                return []
+            }
+            uplink.ssrc = packet.ssrc
+            uplink.nack = NackGenerator()
+            uplink.statistics = nil
+            uplink.transportFeedback?.mediaSSRC = packet.ssrc
+        }
+        if uplink.statistics == nil { uplink.statistics = RTPReceiveStatistics(clockRate: 90_000) }
+        uplink.statistics?.record(sequenceNumber: media.sequenceNumber, rtpTimestamp: media.timestamp, arrival: now)
+        uplink.nack.received(sequenceNumber: media.sequenceNumber, now: now)
+        uplink.packetsReceived += 1
+        let pending = uplink.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
+        members[id]?.uplink = uplink
+        if pending, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
+
+        var outputs: [MeetingMediaOutput] = []
+        var needsKeyFrame = false
+        for (receiver, index) in routes[id] ?? [] {
+            switch forward(media, to: receiver, downlink: index, now: now) {
+            case .some(let bytes): outputs.append(.rtp(receiver, bytes))
+            case .none: break
+            }
+            if members[receiver]?.downlinks[index].rewriter.isWaitingForKeyFrame == true,
+               members[receiver]?.downlinks[index].pausedByReceiver == false {
+                needsKeyFrame = true
+            }
+        }
+        if needsKeyFrame { outputs += requestKeyFrame(from: id, now: now) }
+        return outputs
+    }
+
+    /// The downlink's copy of `media`, rewritten, stored for retransmission; nil when it is not forwarded.
+    private mutating func forward(_ media: RTPPacket, to receiver: SignalingConnectionID, downlink index: Int,
+                                  now: NIODeadline) -> [UInt8]? {
+        guard members[receiver]?.connected == true, let downlink = members[receiver]?.downlinks[index],
+              !downlink.pausedByReceiver else { return nil }
+        if downlink.rewriter.source != media.ssrc {
+            members[receiver]?.downlinks[index].rewriter.switchSource(to: media.ssrc)
+        }
+        var bytes = RTPPacket(marker: media.marker, payloadType: downlink.negotiated.payloadType,
+                              sequenceNumber: media.sequenceNumber, timestamp: media.timestamp, ssrc: media.ssrc,
+                              payload: media.payload).serialized()
+        guard let header = try? RTPHeader(reading: bytes),
+              members[receiver]?.downlinks[index].rewriter.rewrite(&bytes, header: header, now: now) == .forward,
+              let sent = try? RTPHeader(reading: bytes)
+        else { return nil }
+        members[receiver]?.downlinks[index].history.store(sequenceNumber: sent.sequenceNumber, packet: bytes, now: now)
+        members[receiver]?.downlinks[index].packetsSent &+= 1
+        members[receiver]?.downlinks[index].octetsSent &+= UInt32(truncatingIfNeeded: sent.payloadRange.count)
+        members[receiver]?.downlinks[index].lastTimestamp = sent.timestamp
+        members[receiver]?.downlinks[index].lastSentAt = now
+        return bytes
+    }
+
+    // MARK: RTCP
+
+    /// Takes the RTCP packets of one compound from a session: its feedback about what it receives (PLI, FIR, NACK,
+    /// REMB) and its sender reports about what it sends.
+    mutating func receive(_ packets: [RTCPPacket], from id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+        guard let member = members[id], member.connected else { return [] }
+        var outputs: [MeetingMediaOutput] = []
+        var keyFramesFrom = Set<SignalingConnectionID>()
+        for packet in packets {
+            switch packet {
+            case .pictureLossIndication(_, let mediaSSRC):
+                if let index = downlinkIndex(of: member, ssrc: mediaSSRC) {
+                    keyFramesFrom.insert(member.downlinks[index].negotiated.source.publisher)
+                }
+            case .fullIntraRequest(_, let entries):
+                for entry in entries {
+                    if let index = downlinkIndex(of: member, ssrc: entry.ssrc) {
+                        keyFramesFrom.insert(member.downlinks[index].negotiated.source.publisher)
+                    }
+                }
+            case .nack(_, let mediaSSRC, let lost):
+                guard let index = downlinkIndex(of: member, ssrc: mediaSSRC) else { continue }
+                for sequence in lost {
+                    guard let original = members[id]?.downlinks[index].history.packet(sequenceNumber: sequence, now: now)
+                    else { continue }
+                    let repair = members[id]?.downlinks[index].rtx != nil
+                        ? members[id]?.downlinks[index].rtx?.wrap(original) : original
+                    if let repair {
+                        outputs.append(.rtp(id, repair))
+                        members[id]?.downlinks[index].retransmissions += 1
+                    }
+                }
+            case .receiverEstimatedMaximumBitrate(_, let bitrate, let ssrcs):
+                for ssrc in ssrcs {
+                    if let index = downlinkIndex(of: member, ssrc: ssrc) {
+                        members[id]?.downlinks[index].remoteEstimate = bitrate
+                    }
+                }
+            case .senderReport(let ssrc, let ntp, _, _, _, _) where ssrc == member.uplink?.ssrc:
+                members[id]?.uplink?.statistics?.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
+            default:
+                break
+            }
+        }
+        for publisher in keyFramesFrom { outputs += requestKeyFrame(from: publisher, now: now) }
+        return outputs
+    }
+
+    private func downlinkIndex(of member: Member, ssrc: UInt32) -> Int? {
+        member.downlinks.firstIndex { $0.negotiated.ssrc == ssrc || $0.negotiated.rtxSSRC == ssrc }
+    }
+
+    /// A PLI (or FIR, when only that was negotiated) to a publisher, unless one went out less than
+    /// ``keyFrameRequestInterval`` ago.
+    private mutating func requestKeyFrame(from publisher: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+        guard let member = members[publisher], member.connected, var uplink = member.uplink, let ssrc = uplink.ssrc
+        else { return [] }
+        if let last = uplink.lastKeyFrameRequest, now - last < Self.keyFrameRequestInterval { return [] }
+        uplink.lastKeyFrameRequest = now
+        let request: RTCPPacket
+        if uplink.negotiated.feedback.contains("nack pli") || !uplink.negotiated.feedback.contains("ccm fir") {
+            request = .pictureLossIndication(senderSSRC: member.reportSSRC, mediaSSRC: ssrc)
+        } else {
+            uplink.firSequence &+= 1
+            request = .fullIntraRequest(senderSSRC: member.reportSSRC,
+                                        entries: [.init(ssrc: ssrc, sequenceNumber: uplink.firSequence)])
+        }
+        members[publisher]?.uplink = uplink
+        return [.rtcp(publisher, Self.compound(member.reportSSRC, request))]
+    }
+
+    /// A compound packet as RFC 3550 wants it: an empty receiver report first, then `packets`.
+    private static func compound(_ ssrc: UInt32, _ packets: RTCPPacket...) -> [UInt8] {
+        RTCPPacket.receiverReport(ssrc: ssrc, reports: []).serialized() + packets.flatMap { $0.serialized() }
+    }
+
+    // MARK: Timers
+
+    /// NACKs and transport-wide feedback for the uplinks, and once a second the reports and REMBs.
+    mutating func tick(now: NIODeadline) -> [MeetingMediaOutput] {
+        var outputs: [MeetingMediaOutput] = []
+        if let due = nextFeedback, now >= due {
+            var pending = false
+            for id in members.keys.sorted() {
+                guard let member = members[id], member.connected, var uplink = member.uplink, let ssrc = uplink.ssrc
+                else { continue }
+                let missing = uplink.nack.due(now: now, roundTrip: Self.defaultRoundTrip)
+                if !missing.isEmpty, uplink.negotiated.feedback.contains("nack") {
+                    outputs.append(.rtcp(id, Self.compound(member.reportSSRC,
+                                                           .nack(senderSSRC: member.reportSSRC, mediaSSRC: ssrc, lost: missing))))
+                }
+                if let feedback = uplink.transportFeedback?.poll(now: now), !feedback.isEmpty {
+                    for message in feedback {
+                        outputs.append(.rtcp(id, Self.compound(member.reportSSRC, .transportFeedback(message))))
+                    }
+                }
+                pending = pending || uplink.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
+                members[id]?.uplink = uplink
+            }
+            nextFeedback = pending ? now + Self.feedbackInterval : nil
+        }
+        if let due = nextReports, now >= due {
+            let next = due + Self.reportInterval
+            nextReports = next > now ? next : now + Self.reportInterval
+            outputs += reports(now: now)
+        }
+        return outputs
+    }
+
+    /// A receiver report about each uplink, a sender report for each downlink that has sent, and REMB to
+    /// publishers that only understand REMB.
+    private mutating func reports(now: NIODeadline) -> [MeetingMediaOutput] {
+        var outputs: [MeetingMediaOutput] = []
+        for id in members.keys.sorted() {
+            guard let member = members[id], member.connected else { continue }
+            var packets: [RTCPPacket] = []
+            if let ssrc = member.uplink?.ssrc, let block = members[id]?.uplink?.statistics?.reportBlock(ssrc: ssrc, now: now) {
+                packets.append(.receiverReport(ssrc: member.reportSSRC, reports: [block]))
+            }
+            for index in member.downlinks.indices {
+                let downlink = member.downlinks[index]
+                guard let lastTimestamp = downlink.lastTimestamp, let lastSentAt = downlink.lastSentAt else { continue }
+                // The RTP time that corresponds to now on the downlink's 90 kHz clock.
+                let elapsed = UInt32(truncatingIfNeeded: (now - lastSentAt).nanoseconds * 90 / 1_000_000)
+                packets.append(.senderReport(ssrc: downlink.negotiated.ssrc,
+                                             ntpTimestamp: NTPTimestamp(unixNanoseconds: UInt64(now.uptimeNanoseconds)).value,
+                                             rtpTimestamp: lastTimestamp &+ elapsed, packetCount: downlink.packetsSent,
+                                             octetCount: downlink.octetsSent, reports: []))
+            }
+            if let uplink = member.uplink, let ssrc = uplink.ssrc, uplink.negotiated.feedback.contains("goog-remb"),
+               !uplink.negotiated.feedback.contains("transport-cc"), let estimate = remoteEstimate(for: id) {
+                packets.append(.receiverEstimatedMaximumBitrate(senderSSRC: member.reportSSRC, bitrate: estimate,
+                                                                ssrcs: [ssrc]))
+            }
+            guard !packets.isEmpty else { continue }
+            switch packets[0] {
+            case .receiverReport, .senderReport: break
+            default: packets.insert(.receiverReport(ssrc: member.reportSSRC, reports: []), at: 0)
+            }
+            packets.append(.sourceDescription(chunks: [.init(ssrc: member.reportSSRC, items: [.cname("carillon")])]))
+            outputs.append(.rtcp(id, packets.flatMap { $0.serialized() }))
+        }
+        return outputs
+    }
+
+    /// The smallest estimate a publisher's receivers reported, floored; nil when none reported one.
+    private func remoteEstimate(for publisher: SignalingConnectionID) -> UInt64? {
+        let estimates = (routes[publisher] ?? []).compactMap { members[$0.receiver]?.downlinks[$0.index].remoteEstimate }
+        return estimates.min().map { max($0, Self.minimumRemoteEstimate) }
+    }
+
+    private mutating func rebuildRoutes() {
+        routes = [:]
+        for (receiver, member) in members {
+            for (index, downlink) in member.downlinks.enumerated() {
+                routes[downlink.negotiated.source.publisher, default: []].append((receiver, index))
+            }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+/// What a SUBSCRIBE asks of the media side about video, after the signaling core applied the meeting's rules.
+public struct VideoSubscribeRequest: Sendable, Equatable {
+    /// Whether the session's camera m-line may carry video to the server.
+    public enum Sending: Sendable, Equatable {
+        /// The client sends no video.
+        case none
+        /// The client sends video and may.
+        case allowed
+        /// The client wants to send video but the meeting is at its sender limit: answer the camera m-line inactive.
+        case refused
+    }
+
+    /// The decision about the client's own video.
+    public var sending: Sending
+    /// One entry per video m-line of the offer, in SDP order (`receive_stream_ids`): the stream to forward on it, or
+    /// nil for the camera m-line, inactive m-lines and streams that no longer exist.
+    public var receive: [VideoSourceReference?]
+
+    /// Creates a request.
+    public init(sending: Sending = .none, receive: [VideoSourceReference?] = []) {
+        self.sending = sending
+        self.receive = receive
+    }
+}

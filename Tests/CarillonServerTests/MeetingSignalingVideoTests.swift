@@ -1,0 +1,167 @@
+import CarillonProtocol
+import NIOCore
+import Testing
+
+@testable import CarillonServer
+
+/// The video rules of the meeting core: publications, INDEX, allocations and tracks, the sender limit, PAUSE.
+@Suite struct MeetingSignalingVideoTests {
+    let now = ClockReading(monotonic: NIODeadline.uptimeNanoseconds(1_000_000_000), unixNanoseconds: 1_700_000_000_000_000_000)
+    let people = (1...4).map { AttendeeIdentity(attendeeId: "att-\($0)", externalUserId: "user-\($0)") }
+
+    func connection(_ index: Int) -> SignalingConnectionID { SignalingConnectionID(UInt64(index)) }
+
+    func joinAll(_ core: inout MeetingSignalingCore, count: Int) {
+        for index in 0..<count {
+            _ = core.accept(connection(index + 1), identity: people[index], now: now)
+            var join = SdkSignalFrame()
+            join.type = .join
+            join.join.protocolVersion = 2
+            _ = core.receive(join, from: connection(index + 1), now: now)
+        }
+    }
+
+    func subscribe(sending: Bool, receive: [UInt32] = [0], bitrate: UInt32 = 1_400) -> SdkSignalFrame {
+        var frame = SdkSignalFrame()
+        frame.type = .subscribe
+        frame.sub.sdpOffer = "offer"
+        frame.sub.duplex = sending ? .duplex : .rx
+        var audio = SdkStreamDescriptor()
+        audio.mediaType = .audio
+        audio.streamID = 1
+        frame.sub.sendStreams = [audio]
+        if sending {
+            var video = SdkStreamDescriptor()
+            video.mediaType = .video
+            video.trackLabel = "AmazonChimeExpressVideo"
+            video.streamID = 2
+            video.groupID = 2
+            video.framerate = 15
+            video.maxBitrateKbps = bitrate
+            frame.sub.sendStreams.append(video)
+        }
+        frame.sub.receiveStreamIds = receive
+        return frame
+    }
+
+    /// Sends SUBSCRIBE from `index` and answers it with `tracks`; returns the request and every output.
+    func subscribed(_ core: inout MeetingSignalingCore, _ index: Int, _ frame: SdkSignalFrame,
+                    tracks: [SubscribeAnswer.Track] = []) -> (VideoSubscribeRequest?, [MeetingSignalingOutput]) {
+        let outputs = core.receive(frame, from: connection(index), now: now)
+        guard case .subscribe(_, _, _, let video)? = outputs.first else { return (nil, outputs) }
+        return (video, core.subscribeAnswered(connection(index), answer: .success(SubscribeAnswer(sdp: "answer", tracks: tracks)),
+                                              now: now))
+    }
+
+    func frames(_ outputs: [MeetingSignalingOutput], to index: Int, _ type: SdkSignalFrame.TypeEnum) -> [SdkSignalFrame] {
+        outputs.compactMap {
+            if case .send(let targets, let frame) = $0, targets.contains(connection(index)), frame.type == type { return frame }
+            return nil
+        }
+    }
+
+    @Test func aPublisherGetsAllocationsAndEveryoneElseAnIndexWithoutTheirOwnCamera() throws {
+        var core = MeetingSignalingCore(meetingId: "m")
+        joinAll(&core, count: 3)
+        let (request, outputs) = subscribed(&core, 1, subscribe(sending: true))
+        #expect(request?.sending == .allowed)
+        let ack = try #require(frames(outputs, to: 1, .subscribeAck).first)
+        #expect(ack.suback.duplex == .duplex && !ack.hasError)
+        #expect(ack.suback.allocations.count == 1)
+        let allocation = ack.suback.allocations[0]
+        #expect(allocation.streamID > 0 && allocation.groupID > 0 && allocation.trackLabel == "AmazonChimeExpressVideo")
+        // The publisher gets no INDEX listing itself; the others get one source each.
+        #expect(frames(outputs, to: 1, .index).isEmpty)
+        for index in [2, 3] {
+            let sources = try #require(frames(outputs, to: index, .index).first).index.sources
+            #expect(sources.count == 1)
+            #expect(sources[0].streamID == allocation.streamID && sources[0].groupID == allocation.groupID)
+            #expect(sources[0].mediaType == .video && sources[0].attendeeID == "att-1")
+            #expect(sources[0].externalUserID == "user-1" && sources[0].maxBitrateKbps == 1_400)
+            #expect(sources[0].framerate == 15)
+            #expect(frames(outputs, to: index, .index).first?.index.supportedReceiveCodecIntersection == [.vp8])
+        }
+        // A renegotiation keeps the ids and sends no new INDEX when nothing changed.
+        let (_, again) = subscribed(&core, 1, subscribe(sending: true))
+        #expect(frames(again, to: 1, .subscribeAck).first?.suback.allocations == [allocation])
+        #expect(frames(again, to: 2, .index).isEmpty)
+    }
+
+    @Test func receiveStreamIdsResolvePositionallyToPublishers() throws {
+        var core = MeetingSignalingCore(meetingId: "m")
+        joinAll(&core, count: 3)
+        let (_, first) = subscribed(&core, 1, subscribe(sending: true))
+        let (_, second) = subscribed(&core, 2, subscribe(sending: true))
+        let one = try #require(frames(first, to: 1, .subscribeAck).first).suback.allocations[0]
+        let two = try #require(frames(second, to: 2, .subscribeAck).first).suback.allocations[0]
+        #expect(two.groupID > one.groupID && two.streamID != one.streamID)
+        let tracks = [SubscribeAnswer.Track(mid: "2", streamId: one.streamID, ssrc: 77)]
+        let (request, outputs) = subscribed(&core, 3, subscribe(sending: false, receive: [0, one.streamID, two.streamID, 999]),
+                                            tracks: tracks)
+        #expect(request?.sending == VideoSubscribeRequest.Sending.none)
+        #expect(request?.receive.count == 4)
+        #expect(request?.receive[0] == nil && request?.receive[3] == nil)
+        #expect(request?.receive[1] == VideoSourceReference(publisher: connection(1), streamId: one.streamID,
+                                                            groupId: one.groupID, attendeeId: "att-1"))
+        #expect(request?.receive[2]?.publisher == connection(2))
+        let ack = try #require(frames(outputs, to: 3, .subscribeAck).first).suback
+        #expect(ack.tracks.count == 1)
+        #expect(ack.tracks[0].trackLabel == "v_2" && ack.tracks[0].ssrc == 77 && ack.tracks[0].streamID == one.streamID)
+        // A publisher cannot subscribe to its own camera.
+        let (own, _) = subscribed(&core, 1, subscribe(sending: true, receive: [0, one.streamID]))
+        #expect(own?.receive[1] == nil)
+    }
+
+    @Test func theSenderLimitRefusesWith206AndIndexSaysAtCapacity() throws {
+        var configuration = MeetingSignalingCore.Configuration()
+        configuration.maximumVideoSenders = 2
+        var core = MeetingSignalingCore(meetingId: "m", configuration: configuration)
+        joinAll(&core, count: 4)
+        _ = subscribed(&core, 1, subscribe(sending: true))
+        let (_, second) = subscribed(&core, 2, subscribe(sending: true))
+        #expect(frames(second, to: 3, .index).first?.index.atCapacity == true)
+        #expect(frames(second, to: 1, .index).first?.index.atCapacity == false)
+        let (request, refused) = subscribed(&core, 3, subscribe(sending: true))
+        #expect(request?.sending == .refused)
+        let ack = try #require(frames(refused, to: 3, .subscribeAck).first)
+        #expect(ack.error.status == 206 && ack.suback.allocations.isEmpty && ack.suback.sdpAnswer == "answer")
+        // When a sender stops, the slot frees up: INDEX tells the others.
+        let (_, stopped) = subscribed(&core, 1, subscribe(sending: false))
+        #expect(frames(stopped, to: 3, .index).first?.index.atCapacity == false)
+        #expect(frames(stopped, to: 3, .index).first?.index.sources.count == 1)
+        let (retry, _) = subscribed(&core, 3, subscribe(sending: true))
+        #expect(retry?.sending == .allowed)
+    }
+
+    @Test func aPublisherThatLeavesOrDropsIsRemovedFromIndex() throws {
+        var core = MeetingSignalingCore(meetingId: "m")
+        joinAll(&core, count: 3)
+        _ = subscribed(&core, 1, subscribe(sending: true))
+        _ = subscribed(&core, 2, subscribe(sending: true))
+        var leave = SdkSignalFrame()
+        leave.type = .leave
+        let left = core.receive(leave, from: connection(1), now: now)
+        #expect(frames(left, to: 3, .index).first?.index.sources.map(\.attendeeID) == ["att-2"])
+        let dropped = core.disconnected(connection(2), now: now)
+        #expect(frames(dropped, to: 3, .index).first?.index.sources.isEmpty == true)
+        // A late joiner sees no stale source.
+        _ = core.accept(connection(9), identity: people[3], now: now)
+        var join = SdkSignalFrame()
+        join.type = .join
+        let joined = core.receive(join, from: connection(9), now: now)
+        #expect(frames(joined, to: 9, .index).first?.index.sources.isEmpty == true)
+    }
+
+    @Test func pauseAndResumeReachTheMediaSide() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        joinAll(&core, count: 1)
+        var pause = SdkSignalFrame()
+        pause.type = .pause
+        pause.pause.streamIds = [4]
+        let outputs = core.receive(pause, from: connection(1), now: now)
+        #expect(outputs.contains { if case .pauseVideo(let c, [4], true) = $0 { c == connection(1) } else { false } })
+        pause.type = .resume
+        let resumed = core.receive(pause, from: connection(1), now: now)
+        #expect(resumed.contains { if case .pauseVideo(_, [4], false) = $0 { true } else { false } })
+    }
+}
