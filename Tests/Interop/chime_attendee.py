@@ -1,9 +1,11 @@
 """A small Chime-signaling attendee on aiortc: the project's test client for interop with `carillon serve`.
 
 It speaks the signaling protocol of shared/specs/signaling.md over WebSocket (0x05 type byte + SdkSignalFrame),
-JOINs, SUBSCRIBEs with an aiortc offer (one audio transceiver sending the given track), applies the answer, and
-records what the server tells it (roster, audio metadata) and what it receives on its audio track (the first channel
-of every decoded frame, as 16-bit samples). `ToneTrack` is a microphone for it that plays a sine tone.
+JOINs, SUBSCRIBEs with an aiortc offer (one audio transceiver sending the given track; optionally a camera m-line
+sending a video track, and recvonly video m-lines for remote streams), applies the answer, and records what the
+server tells it (roster, audio metadata, INDEX) and what it receives: the first channel of every decoded audio frame
+as 16-bit samples, and per remote video track its decoded frames' count, size and mean colour. `ToneTrack` is a
+microphone that plays a sine tone; `ColorTrack` a camera that shows one colour.
 """
 import array
 import asyncio
@@ -77,6 +79,44 @@ class ToneTrack(MediaStreamTrack):
         return frame
 
 
+class ColorTrack(MediaStreamTrack):
+    """A camera showing one colour (given as Y, U, V) with a moving bright bar, so the encoder has work to do;
+    paced in real time at `fps`."""
+
+    kind = "video"
+
+    def __init__(self, yuv, width=320, height=180, fps=15):
+        super().__init__()
+        self.yuv = yuv
+        self.width = width
+        self.height = height
+        self.fps = fps
+        self._start = None
+        self._index = 0
+
+    async def recv(self):
+        if self.readyState != "live":
+            raise MediaStreamError
+        if self._start is None:
+            self._start = time.time()
+        else:
+            self._index += 1
+            await asyncio.sleep(self._start + self._index / self.fps - time.time())
+        frame = av.VideoFrame(width=self.width, height=self.height, format="yuv420p")
+        luma = bytearray([self.yuv[0]]) * (self.width * self.height)
+        bar = (self._index * 8) % self.width
+        for row in range(self.height):
+            start = row * self.width + bar
+            luma[start:start + min(16, self.width - bar)] = b"\xeb" * min(16, self.width - bar)
+        chroma = (self.width // 2) * (self.height // 2)
+        frame.planes[0].update(bytes(luma))
+        frame.planes[1].update(bytes([self.yuv[1]]) * chroma)
+        frame.planes[2].update(bytes([self.yuv[2]]) * chroma)
+        frame.pts = self._index * (90000 // self.fps)
+        frame.time_base = fractions.Fraction(1, 90000)
+        return frame
+
+
 class ChimeAttendee:
     """One attendee session: signaling socket plus an aiortc peer connection."""
 
@@ -94,6 +134,10 @@ class ChimeAttendee:
         self.received_sample_rate = None
         self.receive_error = None   # what stopped the consumer early, if anything did
         self.frame_types = []
+        self.index = None           # the newest INDEX frame
+        self.allocations = []       # SUBSCRIBE_ACK allocations of this attendee's own video
+        self.tracks = []            # SUBSCRIBE_ACK tracks
+        self.video = {}             # remote video track id -> {"frames", "width", "height", "u", "v"}
         self._reader = None
         self._pinger = None
         self._events = asyncio.Queue()
@@ -123,6 +167,8 @@ class ChimeAttendee:
                      state.volume if state.HasField("volume") else None,
                      state.signal_strength if state.HasField("signal_strength") else None)
                     for state in frame.audio_metadata.attendee_states])
+            elif frame.type == pb.SdkSignalFrame.INDEX:
+                self.index = frame.index
             elif frame.type == pb.SdkSignalFrame.PING_PONG and frame.ping_pong.type == pb.PING:
                 pong = pb.SdkSignalFrame(type=pb.SdkSignalFrame.PING_PONG)
                 pong.ping_pong.type = pb.PONG
@@ -164,23 +210,53 @@ class ChimeAttendee:
         await self.expect(pb.SdkSignalFrame.JOIN_ACK)
         await self.expect(pb.SdkSignalFrame.INDEX)
 
-    async def subscribe(self):
+    async def wait_for_sources(self, count, timeout=15):
+        """Waits until the newest INDEX lists `count` video sources and returns them."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.index is not None and len(self.index.sources) >= count:
+                return list(self.index.sources)
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"INDEX never listed {count} sources: {self.index}")
+
+    async def subscribe(self, video_track=None, receive_stream_ids=()):
+        """Offers audio, then (with `video_track`) a sendonly camera m-line, then one recvonly video m-line per
+        wanted remote stream, and applies the answer. Returns the connection state."""
         self.pc.addTransceiver(self.track, direction="sendrecv")
+        video_ids = []
+        if video_track is not None:
+            self.pc.addTransceiver(video_track, direction="sendonly")
+            video_ids.append(0)
+        for stream_id in receive_stream_ids:
+            self.pc.addTransceiver("video", direction="recvonly")
+            video_ids.append(stream_id)
         self.pc.on("track", lambda track: asyncio.ensure_future(self._consume(track)))
         await self.pc.setLocalDescription(await self.pc.createOffer())
         subscribe = pb.SdkSignalFrame(type=pb.SdkSignalFrame.SUBSCRIBE)
-        subscribe.sub.duplex = pb.RX
+        subscribe.sub.duplex = pb.DUPLEX if video_track is not None else pb.RX
         stream = subscribe.sub.send_streams.add()
         stream.media_type = pb.AUDIO
         stream.track_label = "AmazonChimeExpressAudio"
         stream.stream_id = 1
         stream.group_id = 1
         stream.attendee_id = self.attendee_id
+        if video_track is not None:
+            video = subscribe.sub.send_streams.add()
+            video.media_type = pb.VIDEO
+            video.track_label = "AmazonChimeExpressVideo"
+            video.stream_id = 2
+            video.group_id = 2
+            video.framerate = video_track.fps
+            video.max_bitrate_kbps = 600
+            video.attendee_id = self.attendee_id
+        subscribe.sub.receive_stream_ids.extend(video_ids)
         subscribe.sub.sdp_offer = self.pc.localDescription.sdp
         subscribe.sub.audio_checkin = False
         subscribe.sub.audio_muted = False
         await self.send(subscribe)
         ack = await self.expect(pb.SdkSignalFrame.SUBSCRIBE_ACK)
+        self.allocations = list(ack.suback.allocations)
+        self.tracks = list(ack.suback.tracks)
         await self.pc.setRemoteDescription(RTCSessionDescription(sdp=ack.suback.sdp_answer, type="answer"))
         for _ in range(300):
             if self.pc.connectionState in ("connected", "failed"):
@@ -192,12 +268,23 @@ class ChimeAttendee:
         try:
             while True:
                 frame = await track.recv()
+                if track.kind == "video":
+                    self._record_video(track.id, frame)
+                    continue
                 self.frames_received += 1
                 self._record(frame)
         except MediaStreamError:
             pass
         except Exception as error:  # a task's exception would go unseen: keep it for the test
             self.receive_error = error
+
+    def _record_video(self, track_id, frame):
+        """Counts a decoded video frame and keeps its size and mean chroma (the sender's colour)."""
+        picture = frame.reformat(format="yuv420p")
+        u, v = bytes(picture.planes[1]), bytes(picture.planes[2])
+        entry = self.video.setdefault(track_id, {"frames": 0})
+        entry.update(frames=entry["frames"] + 1, width=frame.width, height=frame.height,
+                     u=sum(u) / max(1, len(u)), v=sum(v) / max(1, len(v)))
 
     def _record(self, frame):
         """Appends the first channel of a decoded frame (aiortc's Opus decoder gives packed s16 stereo)."""
