@@ -170,6 +170,20 @@ import Testing
         let checker = try I420Image(width: 2, height: 2, storage: [0, 200, 200, 0, 128, 128])
         #expect(try checker.scaled(width: 1, height: 1, filter: .box).storage == [100, 128, 128])
     }
+
+    @Test func scalingKeepsThePatternReadable() throws {
+        let pattern = try VideoTestPattern(width: 640, height: 360, color: .purple)
+        let source = pattern.image(frame: 4321)
+        for (width, height) in [(320, 180), (160, 90), (427, 240), (1280, 720)] {
+            for filter in [I420Image.ScalingFilter.box, .bilinear, .nearest] {
+                let scaled = try source.scaled(width: width, height: height, filter: filter)
+                #expect(scaled.width == width && scaled.height == height)
+                let reading = VideoPatternReading(scaled)
+                #expect(reading.counter == 4321, "\(width)x\(height) \(filter)")
+                #expect(reading.nearestColor() == .purple, "\(width)x\(height) \(filter)")
+            }
+        }
+    }
 }
 
 extension Array {
