@@ -26,8 +26,8 @@ extension I420Image {
     /// The picture resized to `width` x `height` (any sizes, odd included, up or down) with libyuv `I420Scale`.
     /// Returns a copy of itself when the size is unchanged.
     ///
-    /// Cost (release build, one thread, `.box`, measured as a loop of 1000 calls): 640x360 to 320x180 about 0.1 ms;
-    /// 1280x720 to 640x360 about 0.4 ms. Threading: a pure function of the value.
+    /// Cost (CPU time of a 500-call loop, release build, `.box`, libyuv's SIMD paths): 640x360 to 320x180 0.015 ms,
+    /// 1280x720 to 640x360 0.06 ms, plus the output allocation. Threading: a pure function of the value.
     public func scaled(width: Int, height: Int, filter: ScalingFilter = .box) throws(I420ImageError) -> I420Image {
         if width == self.width, height == self.height { return self }
         var output = try I420Image(uninitializedWidth: width, height: height)
