@@ -183,6 +183,17 @@ import Testing
                 #expect(reading.nearestColor() == .purple, "\(width)x\(height) \(filter)")
             }
         }
+
+        // Downscaled, then through VP8 at the small size's bitrate: still every counter.
+        let encoder = try VP8Encoder(configuration: .init(width: 320, height: 180, bitrate: 300_000, maxFrameRate: 15))
+        let decoder = try VP8Decoder()
+        for frame in 0..<30 {
+            let small = try pattern.image(frame: frame).scaled(width: 320, height: 180)
+            guard let encoded = try encoder.encode(small, timestamp: UInt32(frame * 6000)) else { continue }
+            let reading = VideoPatternReading(try #require(try decoder.decode(encoded.bytes)))
+            #expect(reading.counter == frame)
+            #expect(reading.nearestColor() == .purple)
+        }
     }
 }
 
