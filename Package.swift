@@ -63,7 +63,17 @@ let package = Package(
             pkgConfig: "opus",
             providers: [.apt(["libopus-dev"])]
         ),
-        .target(name: "CarillonCodecs", dependencies: ["CCarillonOpus"], swiftSettings: strict),
+        .systemLibrary(
+            name: "CCarillonVPX",
+            pkgConfig: "vpx",
+            providers: [.apt(["libvpx-dev"])]
+        ),
+        // libyuv-dev has no pkg-config file: the module map links -lyuv and the headers are in /usr/include.
+        .systemLibrary(
+            name: "CCarillonYUV",
+            providers: [.apt(["libyuv-dev"])]
+        ),
+        .target(name: "CarillonCodecs", dependencies: ["CCarillonOpus", "CCarillonVPX", "CCarillonYUV"], swiftSettings: strict),
         .systemLibrary(
             name: "CCarillonALSA",
             pkgConfig: "alsa",
