@@ -114,6 +114,14 @@ final class SessionEngine: @unchecked Sendable {
     }
     func stop() { eventLoop.execute { self.apply { $0.stop(now: $1) } } }
 
+    /// Where remote video goes (the tile controller); set once by the facade before `start`.
+    private(set) var remoteVideoSink: (any RemoteVideoFrameSink)?
+
+    /// Sets where remote video goes; called once by the facade, before the session starts.
+    func attachRemoteVideo(_ sink: any RemoteVideoFrameSink) {
+        eventLoop.execute { self.remoteVideoSink = sink }
+    }
+
     func setMuted(_ muted: Bool) -> Bool {
         guard isInMeeting else { return false }
         eventLoop.execute {
@@ -427,4 +435,18 @@ final class SessionEngine: @unchecked Sendable {
             }
         }
     }
+}
+
+extension SessionEngine: SessionVideoControl {
+    func startSendingVideo(maxBitRateKbps: UInt32, screenContent: Bool) {
+        logger.info(msg: "local video is not sent yet by this version")
+    }
+
+    func stopSendingVideo() {}
+
+    func sendVideoFrame(_ image: I420Image, timestampNanoseconds: Int64) {}
+
+    func setReceivingVideo(_ receiving: Bool) {}
+
+    func setRemoteVideoPaused(_ paused: Bool, videoId: Int) {}
 }
