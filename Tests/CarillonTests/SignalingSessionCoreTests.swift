@@ -39,6 +39,9 @@ import Testing
             case .dataMessages: return "messages"
             case .volumes: return "volumes"
             case .signalStrengths: return "signals"
+            case .remoteVideoSources(let available, let unavailable): return "video(+\(available) -\(unavailable))"
+            case .videoStarted(let code): return "videoStarted(\(code))"
+            case .cameraSendAvailability(let available): return "camera(\(available))"
             }
         }
     }
@@ -67,7 +70,7 @@ import Testing
         actions.contains {
             switch $0 {
             case .prepareMedia: wanted == "prepare"
-            case .connectMedia(let answer): wanted == "connect:\(answer)"
+            case .connectMedia(let answer, _): wanted == "connect:\(answer)"
             case .stopMedia: wanted == "stop"
             default: false
             }
@@ -96,7 +99,8 @@ import Testing
         let subscribe = sent(core.mediaOfferReady("v=0 offer", now: start))
         #expect(subscribe.map(\.type) == [.subscribe])
         let sub = subscribe[0].sub
-        #expect(sub.sdpOffer == "v=0 offer" && sub.duplex == .rx && sub.receiveStreamIds.isEmpty)
+        // The camera m-line is always offered (inactive while not sending): one entry, 0.
+        #expect(sub.sdpOffer == "v=0 offer" && sub.duplex == .rx && sub.receiveStreamIds == [0])
         #expect(sub.sendStreams.map(\.mediaType) == [.audio] && sub.sendStreams[0].attendeeID == "self-id")
         #expect(sub.sendStreams[0].trackLabel == "AmazonChimeExpressAudio" && sub.sendStreams[0].streamID == 1)
         #expect(sub.hasAudioMuted && !sub.audioMuted)
@@ -104,7 +108,7 @@ import Testing
         #expect(core.mediaOfferReady("v=0 again", now: start).isEmpty)
         let ack = core.received(frame(.subscribeAck) { $0.suback.sdpAnswer = "v=0 answer" }, now: start)
         #expect(has(ack, "connect:v=0 answer"))
-        #expect(events(core.mediaConnected(now: start)) == ["started(false)"])
+        #expect(events(core.mediaConnected(now: start)) == ["started(false)", "videoStarted(ok)"])
         #expect(core.isInMeeting)
     }
 

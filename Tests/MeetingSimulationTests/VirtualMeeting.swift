@@ -40,6 +40,27 @@ final class VirtualMeeting {
         var metrics: [[ObservableMetric: Double]] = []
         var poor = 0
         var recovered = 0
+        // Video.
+        let video = SessionVideoCore()
+        var videoSSRCs: (media: UInt32, rtx: UInt32) = (0, 0)
+        var videoNegotiation: SessionVideoNegotiation?
+        /// The attendee's camera: a pattern in its colour at 320x180, 15 fps, once it sends video.
+        var camera: VideoTestPattern?
+        var cameraFrame = 0
+        var nextCameraFrame: NIODeadline?
+        /// Every decoded remote frame: (attendee, counter read from the picture, colour distance, time).
+        var receivedFrames: [(attendeeId: String, counter: Int?, color: VideoTestPattern.Color?, at: NIODeadline)] = []
+        /// Remote videos that ended (nil frames), by attendee.
+        var endedVideos: [String] = []
+
+        func receivedVideo(_ image: I420Image?, videoId: Int, from attendeeId: String, at time: NIODeadline) {
+            guard let image else {
+                endedVideos.append(attendeeId)
+                return
+            }
+            let reading = VideoPatternReading(image)
+            receivedFrames.append((attendeeId, reading.counter, reading.nearestColor(in: VideoTestPattern.Color.palette, tolerance: 40), time))
+        }
 
         init(name: String, index: Int, frequency: Double?, conditions: LinkConditions, seed: UInt64) throws {
             self.name = name
@@ -50,6 +71,7 @@ final class VirtualMeeting {
                 random: { 0.5 })
             certificate = try DTLSCertificate.generate(commonName: name)
             address = STUNAddress(address: [127, 0, 0, UInt8(10 + index)], port: 40_000)!
+            videoSSRCs = (0x5000 + UInt32(index), 0x6000 + UInt32(index))
             tone = frequency.map { ToneGenerator(frequency: $0, amplitude: 0.3) }
             up = SimulatedLink(conditions: conditions, seed: seed &+ UInt64(2 * index))
             down = SimulatedLink(conditions: conditions, seed: seed &+ UInt64(2 * index + 1))
@@ -70,6 +92,11 @@ final class VirtualMeeting {
     let serverAddress = STUNAddress(address: [127, 0, 0, 1], port: 3478)!
     private(set) var attendees: [Attendee] = []
     private var serverPeers: [SignalingConnectionID: PeerConnection] = [:]
+    private var serverNegotiations: [SignalingConnectionID: MeetingMediaNegotiation] = [:]
+    private var serverSSRCs = SeededRandom(seed: 99)
+
+    /// The server's next SSRC: seeded, so a seed gives one run.
+    private func nextServerSSRC() -> UInt32 { UInt32(truncatingIfNeeded: serverSSRCs.next() % UInt64(UInt32.max)) + 1 }
     private var nextConnection: UInt64 = 1
     /// Signaling frames in flight, in order of arrival.
     private var inFlight: [(arrival: NIODeadline, delivery: Delivery)] = []
@@ -104,6 +131,14 @@ final class VirtualMeeting {
         return attendee
     }
 
+    /// Starts sending a camera in `color` (`startLocalVideo`) and receiving remote video (`startRemoteVideo`).
+    func startVideo(_ attendee: Attendee, color: VideoTestPattern.Color, receive: Bool = true) throws {
+        attendee.camera = try VideoTestPattern(width: 320, height: 180, color: color)
+        attendee.nextCameraFrame = now
+        client(attendee) { $0.setSendingVideo(true, maxBitrateKbps: 400, now: $1) }
+        if receive { client(attendee) { $0.setReceivingVideo(true, now: $1) } }
+    }
+
     /// Mutes or unmutes an attendee, as `realtimeLocalMute()` does.
     func setMuted(_ attendee: Attendee, _ muted: Bool) {
         client(attendee) { core, now in core.setMuted(muted, now: now).actions }
@@ -116,7 +151,8 @@ final class VirtualMeeting {
     func run(until end: NIODeadline) throws {
         while true {
             guard let next = nextDeadline(), next <= end else { break }
-            now = max(now, next)
+            // The wall clock moves with virtual time (NTP timestamps in reports, round trips from them).
+            advanceClock(to: next)
             try step()
         }
         advanceClock(to: end)
@@ -140,7 +176,8 @@ final class VirtualMeeting {
         deadlines += serverPeers.values.map(\.nextDeadline)
         for attendee in attendees {
             deadlines += [attendee.signaling.nextDeadline, attendee.media.nextDeadline, attendee.peer?.nextDeadline,
-                          attendee.up.nextArrival, attendee.down.nextArrival]
+                          attendee.up.nextArrival, attendee.down.nextArrival, attendee.video.nextDeadline,
+                          attendee.video.isSending ? attendee.nextCameraFrame : nil]
         }
         return deadlines.compactMap { $0 }.min()
     }
@@ -171,6 +208,16 @@ final class VirtualMeeting {
                 clientMedia(attendee) { $0.frameTick(captured: captured, now: $1) }
             }
             if let due = attendee.signaling.nextDeadline, due <= now { client(attendee) { $0.tick(now: $1) } }
+            if let camera = attendee.camera, attendee.video.isSending, let due = attendee.nextCameraFrame, due <= now {
+                let picture = camera.image(frame: attendee.cameraFrame)
+                attendee.cameraFrame += 1
+                attendee.nextCameraFrame = due + .nanoseconds(1_000_000_000 / 15)
+                clientVideo(attendee, attendee.video.send(picture, timestampNanoseconds: Int64(now.uptimeNanoseconds), now: now))
+            }
+            if let due = attendee.video.nextDeadline, due <= now {
+                attendee.video.roundTrip = attendee.media.roundTrip ?? SessionVideoCore.defaultRoundTrip
+                clientVideo(attendee, attendee.video.tick(now: now))
+            }
         }
         if let due = serverMedia.nextDeadline, due <= now { serverMediaOutputs(serverMedia.tick(now: now)) }
         if let due = server.nextDeadline, due <= now { serverStep { $0.tick(now: $1) } }
@@ -196,15 +243,29 @@ final class VirtualMeeting {
                 attendee.connection = nil
             case .event(let event):
                 attendee.events.append(event)
-            case .prepareMedia:
+            case .prepareMedia(let plan):
                 stopClientMedia(attendee)
                 let local = TransportDescription(ice: .random(), fingerprint: attendee.certificate.fingerprint, setup: .actpass,
                                                  candidates: [TransportDescription.hostCandidate(for: attendee.address)])
                 attendee.local = local
                 attendee.ssrc = 0x1000 + UInt32(attendees.firstIndex { $0 === attendee } ?? 0)
-                let offer = AudioSessionDescription.offer(transport: local, ssrc: attendee.ssrc, cname: attendee.identity.attendeeId)
+                let offer = plan.offer(transport: local, audioSSRC: attendee.ssrc, videoSSRCs: attendee.videoSSRCs,
+                                       cname: attendee.identity.attendeeId)
                 client(attendee) { $0.mediaOfferReady(offer.serialized, now: $1) }
-            case .connectMedia(let text):
+            case .renegotiateMedia(let plan):
+                guard let local = attendee.local else { continue }
+                let offer = plan.offer(transport: local, audioSSRC: attendee.ssrc, videoSSRCs: attendee.videoSSRCs,
+                                       cname: attendee.identity.attendeeId)
+                client(attendee) { $0.mediaOfferReady(offer.serialized, now: $1) }
+            case .applyAnswer(let text, let video):
+                guard let local = attendee.local,
+                      let answer = try? SessionMediaAnswer(answer: text, local: local, certificate: attendee.certificate)
+                else { continue }
+                attendee.answer = answer
+                attendee.videoNegotiation = video
+                configureClientVideo(attendee)
+            case .connectMedia(let text, let video):
+                attendee.videoNegotiation = video
                 guard let local = attendee.local,
                       let answer = try? SessionMediaAnswer(answer: text, local: local, certificate: attendee.certificate),
                       let peer = try? PeerConnection(configuration: Self.seeded(answer.configuration, attendee.ssrc))
@@ -229,8 +290,42 @@ final class VirtualMeeting {
         return configuration
     }
 
+    /// What `SessionEngine.configureVideo` does: the answer and SUBSCRIBE_ACK to the video core, once connected.
+    private func configureClientVideo(_ attendee: Attendee) {
+        guard let answer = attendee.answer, let video = attendee.videoNegotiation, attendee.media.isConnected else { return }
+        var send: SessionVideoCore.SendConfiguration?
+        if video.plan.sendsVideo, !video.sendingRefused, let accepted = answer.videoSend {
+            send = .init(ssrc: attendee.videoSSRCs.media, rtxSSRC: attendee.videoSSRCs.rtx, payloadType: accepted.payloadType,
+                         rtxPayloadType: accepted.rtxPayloadType, transportCCExtensionId: accepted.transportCCExtensionId,
+                         cname: attendee.identity.attendeeId, maximumBitrate: 400_000, screenContent: false)
+        }
+        let tracks = video.tracks.compactMap { track -> SessionVideoCore.ReceiveTrack? in
+            guard let line = answer.videoReceive.first(where: { $0.mid == track.mid }) else { return nil }
+            return .init(mid: track.mid, streamId: track.streamId, attendeeId: track.attendeeId, ssrc: line.ssrc,
+                         rtxSSRC: line.rtxSSRC, payloadType: line.payloadType, rtxPayloadType: line.rtxPayloadType)
+        }
+        clientVideo(attendee, attendee.video.configure(send: send, receive: tracks, reportSSRC: attendee.ssrc, now: now))
+    }
+
+    private func clientVideo(_ attendee: Attendee, _ effects: [SessionMediaEffect]) {
+        for effect in effects {
+            switch effect {
+            case .sendRTP(let packet), .sendRTCP(let packet):
+                let isRTP: Bool = if case .sendRTP = effect { true } else { false }
+                guard let peer = attendee.peer,
+                      let (datagram, _) = isRTP ? peer.sendRTP(packet) : peer.sendRTCP(packet) else { continue }
+                attendee.up.send(datagram, now: now)
+            case .remoteVideoFrame(let image, _, let videoId, let attendeeId):
+                attendee.receivedVideo(image, videoId: videoId, from: attendeeId, at: now)
+            default:
+                break
+            }
+        }
+    }
+
     private func stopClientMedia(_ attendee: Attendee) {
         clientMedia(attendee) { media, _ in media.stop() }
+        clientVideo(attendee, attendee.video.stop(now: now))
         attendee.peer = nil
     }
 
@@ -246,11 +341,17 @@ final class VirtualMeeting {
                     capabilities: attendee.audioConfiguration.audioDeviceCapabilities, muted: attendee.signaling.isMuted,
                     firstSequenceNumber: UInt16(truncatingIfNeeded: attendee.ssrc &* 7_919), firstTimestamp: attendee.ssrc &* 104_729)
                 clientMedia(attendee) { media, now in (try? media.connected(connection, now: now)) ?? [] }
+                configureClientVideo(attendee)
                 client(attendee) { $0.mediaConnected(now: $1) }
             case .rtp(let packet):
-                attendee.media.received(rtp: packet, now: sessionTime)
+                if attendee.video.receives(ssrc: packet.ssrc) {
+                    clientVideo(attendee, attendee.video.received(rtp: packet, now: now))
+                } else {
+                    attendee.media.received(rtp: packet, now: sessionTime)
+                }
             case .rtcp(let packets):
                 attendee.media.received(rtcp: packets, now: sessionTime)
+                clientVideo(attendee, attendee.video.received(rtcp: packets, now: now))
             case .failed:
                 client(attendee) { $0.mediaFailed(now: $1) }
             case .closed, .iceConnected, .pathChanged:
@@ -271,6 +372,8 @@ final class VirtualMeeting {
                 attendee.up.send(datagram, now: now)
             case .play(let frame):
                 attendee.played.append(frame)
+            case .remoteVideoFrame(let image, _, let videoId, let attendeeId):
+                attendee.receivedVideo(image, videoId: videoId, from: attendeeId, at: now)
             case .metrics(let metrics):
                 attendee.metrics.append(metrics)
             case .clientMetric(let frame):
@@ -299,15 +402,24 @@ final class VirtualMeeting {
                 endServerMedia(target)
                 if let attendee = attendees.first(where: { $0.connection == target }) { send(.closedAtClient(attendee, code: code)) }
             case .subscribe(let target, let attendeeId, let offer, let video):
+                // What MeetingMedia.answer does: a re-offer on the same transport keeps the connection.
                 let result: Result<SubscribeAnswer, SubscribeRefusal>
                 do {
+                    let previous = serverPeers[target] == nil ? nil : serverNegotiations[target]
                     let negotiated = try MeetingMediaNegotiation(offer: offer, certificate: serverCertificate,
-                                                                 candidate: serverAddress, video: video)
-                    let peer = try PeerConnection(configuration: negotiated.configuration)
-                    endServerMedia(target)
-                    serverMediaOutputs(serverMedia.add(target, attendeeId: attendeeId, negotiation: negotiated, now: now))
-                    serverPeers[target] = peer
-                    serverPeer(target, peer.start(now: now))
+                                                                 candidate: serverAddress, video: video, previous: previous,
+                                                                 makeSSRC: { self.nextServerSSRC() })
+                    serverNegotiations[target] = negotiated
+                    if negotiated.continuesTransport {
+                        serverMediaOutputs(serverMedia.renegotiated(target, negotiation: negotiated, now: now))
+                    } else {
+                        let peer = try PeerConnection(configuration: negotiated.configuration)
+                        endServerMedia(target)
+                        serverNegotiations[target] = negotiated
+                        serverMediaOutputs(serverMedia.add(target, attendeeId: attendeeId, negotiation: negotiated, now: now))
+                        serverPeers[target] = peer
+                        serverPeer(target, peer.start(now: now))
+                    }
                     result = .success(SubscribeAnswer(sdp: negotiated.answer, tracks: negotiated.tracks))
                 } catch {
                     result = .failure(SubscribeRefusal(status: 400, message: "\(error)"))
@@ -324,6 +436,7 @@ final class VirtualMeeting {
     }
 
     private func endServerMedia(_ connection: SignalingConnectionID) {
+        serverNegotiations[connection] = nil
         guard let peer = serverPeers.removeValue(forKey: connection) else { return }
         let output = peer.close()
         if let attendee = attendees.first(where: { $0.connection == connection }) {

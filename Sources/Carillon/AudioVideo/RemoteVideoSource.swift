@@ -1,6 +1,7 @@
 /// A remote attendee's video source; the SDK hands out one object per attendee, compared by identity.
 ///
-/// Video arrives with the video issue; until then no source is ever reported.
+/// Handed to `remoteVideoSourcesDidBecomeAvailable` when the attendee's video appears in the meeting and to
+/// `remoteVideoSourcesDidBecomeUnavailable` when it goes; the same object while it stays available.
 public final class RemoteVideoSource: Hashable, @unchecked Sendable {
     /// Attendee id of the source's owner. Set by the SDK before the source is handed out; not changed afterwards.
     public var attendeeId: String = ""

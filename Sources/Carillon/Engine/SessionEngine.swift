@@ -30,6 +30,13 @@ final class SessionEngine: @unchecked Sendable {
     private var core: SignalingSessionCore
     /// One for the whole session: its connection-health verdicts span media connections.
     private let mediaCore = SessionMediaCore()
+    /// The video of the current media connection.
+    private let videoCore = SessionVideoCore()
+    /// What the app asked for its local video: the cap (bit/s, 0 default) and whether it is screen content.
+    private var videoSendSettings = (maximumBitrate: 0, screenContent: false)
+    /// The app's `RemoteVideoSource` objects, one per attendee id (reused, as apps key subscriptions by them).
+    /// Confined to the callback queue.
+    private let remoteVideoSources = RemoteVideoSourceCache()
     private var socket: SignalingSocket?
     private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.timerFired() }
     private var media: SessionMedia?
@@ -50,8 +57,12 @@ final class SessionEngine: @unchecked Sendable {
         let local: TransportDescription
         let certificate: DTLSCertificate
         let ssrc: UInt32
+        /// The camera stream's SSRCs, fixed for the connection.
+        let videoSSRCs: (media: UInt32, rtx: UInt32)
         /// The server's answer, once it came.
         var answer: SessionMediaAnswer?
+        /// What the last SUBSCRIBE_ACK settled about video.
+        var video: SessionVideoNegotiation?
     }
 
     /// The input read every frame and the output written every frame.
@@ -175,17 +186,19 @@ final class SessionEngine: @unchecked Sendable {
             let captured = devices?.input.read(frameMilliseconds: SessionMediaCore.frameMilliseconds)
             applyMedia(at: now) { media, now in media.frameTick(captured: captured, now: now) }
         }
+        if let due = videoCore.nextDeadline, due <= now.monotonic {
+            videoCore.roundTrip = mediaCore.roundTrip ?? SessionVideoCore.defaultRoundTrip
+            perform(videoCore.tick(now: now.monotonic), now: now)
+        }
         if let due = core.nextDeadline, due <= now.monotonic {
             apply(at: now) { $0.tick(now: $1) }
         }
         rescheduleTimer()
     }
 
+    /// The timer follows the earliest deadline of the cores.
     private func rescheduleTimer() {
-        switch (core.nextDeadline, mediaCore.nextDeadline) {
-        case (let signaling?, let media?): timer.follow(min(signaling, media))
-        case (let deadline, nil), (nil, let deadline): timer.follow(deadline)
-        }
+        timer.follow([core.nextDeadline, mediaCore.nextDeadline, videoCore.nextDeadline].compactMap { $0 }.min())
     }
 
     /// Tells the mirror what changed: in the meeting or not, and "not started" once the core stopped.
@@ -221,10 +234,14 @@ final class SessionEngine: @unchecked Sendable {
                 socket = nil
             case .event(let event):
                 deliver(event)
-            case .prepareMedia:
-                prepareMedia()
-            case .connectMedia(let answer):
-                connectMedia(answer: answer)
+            case .prepareMedia(let plan):
+                prepareMedia(plan)
+            case .renegotiateMedia(let plan):
+                renegotiateMedia(plan)
+            case .connectMedia(let answer, let video):
+                connectMedia(answer: answer, video: video)
+            case .applyAnswer(let answer, let video):
+                applyAnswer(answer, video: video)
             case .stopMedia:
                 stopMedia()
             }
@@ -248,6 +265,12 @@ final class SessionEngine: @unchecked Sendable {
                 media?.socket.sendRTCP(compound)
             case .play(let frame):
                 devices?.output.write(frame)
+            case .remoteVideoFrame(let image, let timestamp, let videoId, let attendeeId):
+                guard let sink = remoteVideoSink else { continue }
+                callbackQueue.async {
+                    sink.remoteVideoFrame(image, timestampNanoseconds: timestamp, videoId: videoId,
+                                          attendeeId: attendeeId, pausedForPoorConnection: false)
+                }
             case .metrics(let metrics):
                 deliver(metrics)
             case .clientMetric(let frame):
@@ -270,7 +293,7 @@ final class SessionEngine: @unchecked Sendable {
     // MARK: Media
 
     /// Binds a UDP socket on this loop, on the interface that reaches the server, and makes the offer.
-    private func prepareMedia() {
+    private func prepareMedia(_ plan: SessionMediaPlan) {
         stopMedia()
         let generation = mediaGeneration
         guard let certificate else {
@@ -295,20 +318,67 @@ final class SessionEngine: @unchecked Sendable {
                     ice: .random(), fingerprint: certificate.fingerprint, setup: .actpass,
                     candidates: [TransportDescription.hostCandidate(for: bound.localAddress)])
                 let ssrc = UInt32.random(in: 1...UInt32.max)
-                media = SessionMedia(socket: bound, local: local, certificate: certificate, ssrc: ssrc)
-                let offer = AudioSessionDescription.offer(transport: local, ssrc: ssrc, cname: core.credentials.attendeeId)
+                let videoSSRCs = (UInt32.random(in: 1...UInt32.max), UInt32.random(in: 1...UInt32.max))
+                media = SessionMedia(socket: bound, local: local, certificate: certificate, ssrc: ssrc,
+                                     videoSSRCs: videoSSRCs)
+                let offer = plan.offer(transport: local, audioSSRC: ssrc, videoSSRCs: videoSSRCs,
+                                       cname: core.credentials.attendeeId)
                 apply { $0.mediaOfferReady(offer.serialized, now: $1) }
             }
         }
     }
 
+    /// A new offer on the running media connection (same transport): only the video m-lines change.
+    private func renegotiateMedia(_ plan: SessionMediaPlan) {
+        guard let media else { return }
+        let offer = plan.offer(transport: media.local, audioSSRC: media.ssrc, videoSSRCs: media.videoSSRCs,
+                               cname: core.credentials.attendeeId)
+        apply { $0.mediaOfferReady(offer.serialized, now: $1) }
+    }
+
+    /// Applies the answer to a renegotiation: the video core takes the new send and receive configuration.
+    private func applyAnswer(_ text: String, video: SessionVideoNegotiation) {
+        guard var media else { return }
+        do {
+            media.answer = try SessionMediaAnswer(answer: text, local: media.local, certificate: media.certificate)
+            media.video = video
+            self.media = media
+            configureVideo()
+        } catch {
+            logger.error(msg: "the server's answer to a renegotiation cannot be used: \(error)")
+        }
+    }
+
+    /// Hands the video core what the current answer and SUBSCRIBE_ACK settled (once media is connected).
+    private func configureVideo() {
+        guard let media, let answer = media.answer, let video = media.video, mediaCore.isConnected else { return }
+        var send: SessionVideoCore.SendConfiguration?
+        if video.plan.sendsVideo, !video.sendingRefused, let accepted = answer.videoSend {
+            send = SessionVideoCore.SendConfiguration(
+                ssrc: media.videoSSRCs.media, rtxSSRC: media.videoSSRCs.rtx, payloadType: accepted.payloadType,
+                rtxPayloadType: accepted.rtxPayloadType, transportCCExtensionId: accepted.transportCCExtensionId,
+                cname: core.credentials.attendeeId, maximumBitrate: videoSendSettings.maximumBitrate,
+                screenContent: videoSendSettings.screenContent)
+        }
+        let tracks = video.tracks.compactMap { track -> SessionVideoCore.ReceiveTrack? in
+            guard let line = answer.videoReceive.first(where: { $0.mid == track.mid }) else { return nil }
+            return SessionVideoCore.ReceiveTrack(
+                mid: track.mid, streamId: track.streamId, attendeeId: track.attendeeId, ssrc: line.ssrc,
+                rtxSSRC: line.rtxSSRC, payloadType: line.payloadType, rtxPayloadType: line.rtxPayloadType)
+        }
+        let now = readTime()
+        perform(videoCore.configure(send: send, receive: tracks, reportSSRC: media.ssrc, now: now.monotonic), now: now)
+        rescheduleTimer()
+    }
+
     /// Applies the server's answer: a controlling ICE agent towards the answer's candidates, DTLS as negotiated.
-    private func connectMedia(answer text: String) {
+    private func connectMedia(answer text: String, video: SessionVideoNegotiation) {
         guard var media else { return }
         let generation = mediaGeneration
         do {
             let answer = try SessionMediaAnswer(answer: text, local: media.local, certificate: media.certificate)
             media.answer = answer
+            media.video = video
             self.media = media
             let connection = try PeerConnection(configuration: answer.configuration)
             media.socket.attach(connection) { [self] event in mediaEvent(event, generation: generation) }
@@ -325,11 +395,23 @@ final class SessionEngine: @unchecked Sendable {
         case .connected(let profile):
             logger.info(msg: "media connected (\(profile))")
             startAudio()
+            configureVideo()
             apply { $0.mediaConnected(now: $1) }
         case .rtp(let packet):
-            mediaCore.received(rtp: packet, now: readTime())
+            let now = readTime()
+            if videoCore.receives(ssrc: packet.ssrc) {
+                perform(videoCore.received(rtp: packet, now: now.monotonic), now: now)
+                rescheduleTimer()
+            } else {
+                mediaCore.received(rtp: packet, now: now)
+            }
         case .rtcp(let packets):
-            mediaCore.received(rtcp: packets, now: readTime())
+            let now = readTime()
+            mediaCore.received(rtcp: packets, now: now)
+            if videoCore.isSending {
+                perform(videoCore.received(rtcp: packets, now: now.monotonic), now: now)
+                rescheduleTimer()
+            }
         case .failed(let failure):
             logger.error(msg: "media failed: \(failure)")
             apply { $0.mediaFailed(now: $1) }
@@ -369,6 +451,8 @@ final class SessionEngine: @unchecked Sendable {
 
     private func stopMedia() {
         applyMedia { media, _ in media.stop() }
+        let now = readTime()
+        perform(videoCore.stop(now: now.monotonic), now: now)
         mediaGeneration += 1
         guard let media else { return }
         self.media = nil
@@ -423,6 +507,20 @@ final class SessionEngine: @unchecked Sendable {
                     if !changes.unmuted.isEmpty { observer.attendeesDidUnmute(attendeeInfo: changes.unmuted) }
                 }
             }
+        case .remoteVideoSources(let available, let unavailable):
+            let cache = remoteVideoSources
+            callbackQueue.async {
+                let gone = cache.remove(unavailable)
+                let added = cache.sources(for: available)
+                if !gone.isEmpty { observers.audioVideoObservers.forEach { $0.remoteVideoSourcesDidBecomeUnavailable(sources: gone) } }
+                if !added.isEmpty { observers.audioVideoObservers.forEach { $0.remoteVideoSourcesDidBecomeAvailable(sources: added) } }
+            }
+        case .videoStarted(let code):
+            logger.info(msg: "video started: \(code)")
+            let status = MeetingSessionStatus(statusCode: code)
+            callbackQueue.async { observers.audioVideoObservers.forEach { $0.videoSessionDidStartWithStatus(sessionStatus: status) } }
+        case .cameraSendAvailability(let available):
+            callbackQueue.async { observers.audioVideoObservers.forEach { $0.cameraSendAvailabilityDidChange(available: available) } }
         case .volumes(let updates):
             callbackQueue.async { observers.realtimeObservers.forEach { $0.volumeDidChange(volumeUpdates: updates) } }
         case .signalStrengths(let updates):
@@ -439,14 +537,32 @@ final class SessionEngine: @unchecked Sendable {
 
 extension SessionEngine: SessionVideoControl {
     func startSendingVideo(maxBitRateKbps: UInt32, screenContent: Bool) {
-        logger.info(msg: "local video is not sent yet by this version")
+        eventLoop.execute {
+            self.videoSendSettings = (Int(maxBitRateKbps) * 1_000, screenContent)
+            self.apply { $0.setSendingVideo(true, maxBitrateKbps: maxBitRateKbps, now: $1) }
+        }
     }
 
-    func stopSendingVideo() {}
+    func stopSendingVideo() {
+        eventLoop.execute { self.apply { $0.setSendingVideo(false, now: $1) } }
+    }
 
-    func sendVideoFrame(_ image: I420Image, timestampNanoseconds: Int64) {}
+    func sendVideoFrame(_ image: I420Image, timestampNanoseconds: Int64) {
+        // The one hop per frame, from the source's thread to the session's loop.
+        eventLoop.execute {
+            guard self.videoCore.isSending else { return }
+            let now = self.readTime()
+            self.perform(self.videoCore.send(image, timestampNanoseconds: timestampNanoseconds, now: now.monotonic), now: now)
+            self.rescheduleTimer()
+        }
+    }
 
-    func setReceivingVideo(_ receiving: Bool) {}
+    func setReceivingVideo(_ receiving: Bool) {
+        eventLoop.execute { self.apply { $0.setReceivingVideo(receiving, now: $1) } }
+    }
 
-    func setRemoteVideoPaused(_ paused: Bool, videoId: Int) {}
+    func setRemoteVideoPaused(_ paused: Bool, videoId: Int) {
+        guard let streamId = UInt32(exactly: videoId) else { return }
+        eventLoop.execute { self.apply { $0.setRemoteVideoPaused(paused, streamId: streamId, now: $1) } }
+    }
 }

@@ -1,14 +1,36 @@
 import CarillonRTC
 
 /// The client's reading of the server's SDP answer, sans-IO: the peer connection to run (a controlling ICE agent
-/// towards the answer's candidates, DTLS as negotiated from this side's `actpass`) and what the audio needs.
+/// towards the answer's candidates, DTLS as negotiated from this side's `actpass`), what the audio needs, and what
+/// the video m-lines became.
 struct SessionMediaAnswer {
+    /// How the camera m-line was accepted (the server receives on it).
+    struct VideoSend: Sendable, Equatable {
+        var payloadType: UInt8
+        var rtxPayloadType: UInt8?
+        var transportCCExtensionId: UInt8?
+        var feedback: Set<String>
+    }
+
+    /// One receive m-line the server sends on.
+    struct VideoReceive: Sendable, Equatable {
+        var mid: String
+        var payloadType: UInt8
+        var rtxPayloadType: UInt8?
+        var ssrc: UInt32
+        var rtxSSRC: UInt32?
+    }
+
     /// The peer connection to run.
     let configuration: PeerConnectionConfiguration
     /// The Opus payload type the answer kept.
     let opusPayloadType: UInt8
     /// The negotiated id of the `ssrc-audio-level` extension, nil when the answer dropped it.
     let audioLevelExtensionId: UInt8?
+    /// The camera m-line, when the server accepted video on it; nil when it answered it inactive or rejected it.
+    let videoSend: VideoSend?
+    /// The receive m-lines the server sends a stream on, with the SSRCs it declared.
+    let videoReceive: [VideoReceive]
 
     /// Reads `answer` to the offer made with `local`; throws a typed SDP or negotiation error when it is unusable.
     init(answer text: String, local: TransportDescription, certificate: DTLSCertificate) throws {
@@ -21,5 +43,22 @@ struct SessionMediaAnswer {
             iceRole: .controlling(remoteCandidates: remote.udpAddresses()), localICE: local.ice,
             remoteICE: remote.ice, dtlsRole: TransportDescription.dtlsRole(local: .actpass, remote: remote.setup),
             certificate: certificate, remoteFingerprint: remote.fingerprint)
+        var send: VideoSend?
+        var receive: [VideoReceive] = []
+        for media in answer.media where media.kind == "video" && media.port != 0 {
+            guard let (vp8, rtx) = VideoSessionDescription.vp8(in: media) else { continue }
+            if media.mid == SessionMediaPlan.cameraMid, media.direction.receives {
+                send = VideoSend(payloadType: vp8.payloadType, rtxPayloadType: rtx?.payloadType,
+                                 transportCCExtensionId: media.extensionId(for: SDPExtension.transportWideCCURI),
+                                 feedback: Set(vp8.feedback))
+            } else if media.direction.sends, let mid = media.mid {
+                let fid = media.retransmissionSSRCs
+                guard let ssrc = fid?.media ?? media.ssrcs.first?.ssrc else { continue }
+                receive.append(VideoReceive(mid: mid, payloadType: vp8.payloadType, rtxPayloadType: rtx?.payloadType,
+                                            ssrc: ssrc, rtxSSRC: fid?.rtx))
+            }
+        }
+        videoSend = send
+        videoReceive = receive
     }
 }

@@ -16,6 +16,8 @@ enum SessionMediaEffect: Sendable, Equatable {
     case sendRTCP([UInt8])
     /// Play 20 ms of received audio on the output.
     case play(AudioFrame)
+    /// Show a decoded frame of remote video `videoId` (nil: that video ended).
+    case remoteVideoFrame(I420Image?, timestampNanoseconds: Int64, videoId: Int, attendeeId: String)
     /// Hand the second's metrics to the metrics observers.
     case metrics([ObservableMetric: Double])
     /// Send this CLIENT_METRIC frame on signaling (``SignalingSessionCore/clientMetric(_:now:)``).

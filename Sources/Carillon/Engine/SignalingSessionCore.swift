@@ -12,10 +12,16 @@ enum SessionAction: Sendable {
     case closeSocket
     /// Tell the app.
     case event(SessionEvent)
-    /// Make a new media connection's local offer and hand it to ``SignalingSessionCore/mediaOfferReady(_:now:)``.
-    case prepareMedia
+    /// Make a new media connection's local offer for `plan` and hand it to
+    /// ``SignalingSessionCore/mediaOfferReady(_:now:)``.
+    case prepareMedia(SessionMediaPlan)
+    /// Make a new offer for `plan` on the running media connection (same transport) and hand it to
+    /// ``SignalingSessionCore/mediaOfferReady(_:now:)``.
+    case renegotiateMedia(SessionMediaPlan)
     /// Apply the server's answer to the prepared media connection and connect it.
-    case connectMedia(answer: String)
+    case connectMedia(answer: String, video: SessionVideoNegotiation)
+    /// Apply the server's answer to a renegotiation of the running media connection.
+    case applyAnswer(answer: String, video: SessionVideoNegotiation)
     /// Tear down the media connection, if any.
     case stopMedia
 }
@@ -31,6 +37,12 @@ enum SessionEvent: Sendable {
     case dataMessages([DataMessage])
     case volumes([VolumeUpdate])
     case signalStrengths([SignalUpdate])
+    /// Attendees whose video became available (in INDEX) or went away.
+    case remoteVideoSources(available: [String], unavailable: [String])
+    /// The video side started: `.ok`, or `.videoAtCapacityViewOnly` when the server refused this attendee's video.
+    case videoStarted(MeetingSessionStatusCode)
+    /// Whether this attendee may start sending video changed (INDEX `at_capacity`).
+    case cameraSendAvailability(Bool)
 }
 
 /// The client side of a Chime signaling session as a synchronous state machine (sans-IO).
@@ -91,6 +103,24 @@ struct SignalingSessionCore: Sendable {
     private var missedPongs = 0
     private var nextPing: NIODeadline?
     private var connectedAt: NIODeadline?
+
+    // Video (`signaling.md` §3.6-§3.11).
+    private var wantsToSendVideo = false
+    private var sendMaxBitrateKbps: UInt32 = 0
+    private var wantsToReceiveVideo = false
+    /// The newest INDEX's sources.
+    private(set) var videoSources: [SdkStreamDescriptor] = []
+    private var atCapacity = false
+    /// The plan of the media connection's last applied answer.
+    private(set) var mediaPlan = SessionMediaPlan()
+    /// The plan of the offer in flight, if one is.
+    private var offeredPlan: SessionMediaPlan?
+    private var renegotiationPending = false
+    /// The server's allocation for this attendee's video, re-sent in later SUBSCRIBEs.
+    private var videoAllocation: SdkStreamAllocation?
+    /// Attendees whose video was announced to the app as available.
+    private var availableVideoAttendees: Set<String> = []
+    private var videoStartedReported = false
 
     init(
         credentials: MeetingSessionCredentials,
@@ -218,16 +248,35 @@ struct SignalingSessionCore: Sendable {
             phase = .joining(deadline: deadline, gotJoinAck: true)
             return []
         case .index:
-            guard case .joining(_, true) = phase else { return [] }
+            var actions = indexReceived(frame.index)
+            guard case .joining(_, true) = phase else { return actions + renegotiateIfNeeded() }
             // The first INDEX ends the join; media comes next, in a step of its own.
             phase = .connectingMedia(deadline: now.monotonic + Self.stepTimeout, subscribed: false)
-            return [.prepareMedia]
+            let plan = desiredPlan(from: SessionMediaPlan())
+            offeredPlan = plan
+            actions.append(.prepareMedia(plan))
+            return actions
         case .subscribeAck:
-            guard case .connectingMedia(let deadline, true) = phase else { return [] }
             let answer = frame.hasSuback ? frame.suback.sdpAnswer : ""
+            if phase == .inMeeting, let plan = offeredPlan {
+                // A renegotiation's answer.
+                guard !answer.isEmpty else { return [.closeSocket] + retry(now: now, cause: .audioInternalServerError) }
+                offeredPlan = nil
+                mediaPlan = plan
+                var actions: [SessionAction] = [.applyAnswer(answer: answer, video: videoNegotiation(frame, plan: plan))]
+                actions += videoRefusal(frame)
+                if renegotiationPending {
+                    renegotiationPending = false
+                    actions += renegotiateIfNeeded()
+                }
+                return actions
+            }
+            guard case .connectingMedia(let deadline, true) = phase, let plan = offeredPlan else { return [] }
             guard !answer.isEmpty else { return [.closeSocket] + retry(now: now, cause: .audioInternalServerError) }
             phase = .connectingMedia(deadline: deadline, subscribed: true)
-            return [.connectMedia(answer: answer)]
+            offeredPlan = nil
+            mediaPlan = plan
+            return [.connectMedia(answer: answer, video: videoNegotiation(frame, plan: plan))] + videoRefusal(frame)
         case .audioStreamIDInfo:
             let changes = roster.apply(frame.audioStreamIDInfo.streams)
             return changes.isEmpty ? [] : [.event(.roster(changes))]
@@ -258,10 +307,14 @@ struct SignalingSessionCore: Sendable {
         }
     }
 
-    /// The local offer of a new media connection is ready: SUBSCRIBE with it.
+    /// The local offer of a new media connection, or of a renegotiation, is ready: SUBSCRIBE with it.
     mutating func mediaOfferReady(_ offer: String, now: SessionTime) -> [SessionAction] {
-        guard case .connectingMedia(let deadline, false) = phase else { return [] }
-        phase = .connectingMedia(deadline: deadline, subscribed: true)
+        guard let plan = offeredPlan else { return [] }
+        if case .connectingMedia(let deadline, false) = phase {
+            phase = .connectingMedia(deadline: deadline, subscribed: true)
+        } else if phase != .inMeeting {
+            return []
+        }
         var audio = SdkStreamDescriptor()
         audio.mediaType = .audio
         audio.trackLabel = "AmazonChimeExpressAudio"
@@ -272,8 +325,20 @@ struct SignalingSessionCore: Sendable {
         audio.avgBitrateBps = 400_000
         audio.attendeeID = credentials.attendeeId
         var subscribe = SdkSubscribeFrame()
-        subscribe.duplex = .rx
+        subscribe.duplex = plan.sendsVideo ? .duplex : .rx
         subscribe.sendStreams = [audio]
+        if plan.sendsVideo {
+            var video = SdkStreamDescriptor()
+            video.mediaType = .video
+            video.trackLabel = "AmazonChimeExpressVideo"
+            video.streamID = videoAllocation?.streamID ?? 2
+            video.groupID = videoAllocation?.groupID ?? 2
+            video.framerate = 15
+            video.maxBitrateKbps = sendMaxBitrateKbps > 0 ? sendMaxBitrateKbps : 1_400
+            video.attendeeID = credentials.attendeeId
+            subscribe.sendStreams.append(video)
+        }
+        subscribe.receiveStreamIds = plan.receiveStreamIds
         subscribe.sdpOffer = offer
         subscribe.audioHost = audioHost
         subscribe.audioCheckin = false
@@ -292,9 +357,14 @@ struct SignalingSessionCore: Sendable {
         connectedAt = now.monotonic
         backoff.reset()
         var actions: [SessionAction] = [.event(.started(reconnecting: reconnecting))]
+        if !videoStartedReported {
+            videoStartedReported = true
+            actions.append(.event(.videoStarted(.ok)))
+        }
         // Mute survives a reconnect: tell the new server side.
         if muted { actions.append(.send(audioControl(now))) }
-        return actions
+        // What changed while connecting (INDEX, local video) is offered now.
+        return actions + renegotiateIfNeeded()
     }
 
     /// The media connection could not be made or was lost (ICE or DTLS failure, consent expiry, no audio for too
@@ -377,9 +447,117 @@ struct SignalingSessionCore: Sendable {
         return [.send(frame)]
     }
 
+    // MARK: Video
+
+    /// The app starts or stops sending local video (`maxBitrateKbps` 0: the default cap); renegotiates in the meeting.
+    mutating func setSendingVideo(_ sending: Bool, maxBitrateKbps: UInt32 = 0, now: SessionTime) -> [SessionAction] {
+        wantsToSendVideo = sending
+        sendMaxBitrateKbps = maxBitrateKbps
+        return renegotiateIfNeeded()
+    }
+
+    /// The app starts or stops receiving remote video; renegotiates in the meeting.
+    mutating func setReceivingVideo(_ receiving: Bool, now: SessionTime) -> [SessionAction] {
+        wantsToReceiveVideo = receiving
+        return renegotiateIfNeeded()
+    }
+
+    /// PAUSE or RESUME one received stream (C→S); nothing when not in the meeting or not receiving that stream.
+    func setRemoteVideoPaused(_ paused: Bool, streamId: UInt32, now: SessionTime) -> [SessionAction] {
+        guard phase == .inMeeting, mediaPlan.receiveSlots.contains(streamId) else { return [] }
+        var frame = Self.frame(paused ? .pause : .resume, now)
+        frame.pause.streamIds = [streamId]
+        return [.send(frame)]
+    }
+
+    /// The attendee a stream of the newest INDEX belongs to.
+    func attendeeId(ofStream streamId: UInt32) -> String? {
+        videoSources.first { $0.streamID == streamId }?.attendeeID
+    }
+
+    /// Takes a new INDEX: the sources, and the app's news about who has video and whether it may send.
+    private mutating func indexReceived(_ index: SdkIndexFrame) -> [SessionAction] {
+        // The client drops its own content share; the server never lists its own camera.
+        videoSources = index.sources.filter {
+            $0.mediaType == .video && $0.attendeeID != credentials.attendeeId
+                && $0.attendeeID != credentials.attendeeId + "#content"
+        }
+        var actions: [SessionAction] = []
+        let attendees = Set(videoSources.map(\.attendeeID))
+        let available = attendees.subtracting(availableVideoAttendees).sorted()
+        let unavailable = availableVideoAttendees.subtracting(attendees).sorted()
+        availableVideoAttendees = attendees
+        if !available.isEmpty || !unavailable.isEmpty {
+            actions.append(.event(.remoteVideoSources(available: available, unavailable: unavailable)))
+        }
+        if index.atCapacity != atCapacity {
+            atCapacity = index.atCapacity
+            actions.append(.event(.cameraSendAvailability(!atCapacity)))
+        }
+        return actions
+    }
+
+    /// The plan the session wants now, keeping the receive slots of `current` where their stream is still wanted:
+    /// when receiving, the best stream of every source (up to the limit of 25), else none.
+    private func desiredPlan(from current: SessionMediaPlan) -> SessionMediaPlan {
+        var bestOfGroup: [UInt32: SdkStreamDescriptor] = [:]
+        for source in videoSources {
+            if let best = bestOfGroup[source.groupID], best.maxBitrateKbps >= source.maxBitrateKbps { continue }
+            bestOfGroup[source.groupID] = source
+        }
+        let wanted = wantsToReceiveVideo ? Array(bestOfGroup.values.sorted { $0.groupID < $1.groupID }.map(\.streamID).prefix(25)) : []
+        var slots = current.receiveSlots.map { wanted.contains($0) ? $0 : 0 }
+        for streamId in wanted where !slots.contains(streamId) {
+            if let empty = slots.firstIndex(of: 0) { slots[empty] = streamId } else { slots.append(streamId) }
+        }
+        return SessionMediaPlan(sendsVideo: wantsToSendVideo, receiveSlots: slots)
+    }
+
+    /// Offers again on the running connection when what the session wants differs from what it has; while an
+    /// offer is in flight, once its answer came.
+    private mutating func renegotiateIfNeeded() -> [SessionAction] {
+        guard phase == .inMeeting else { return [] }
+        guard offeredPlan == nil else {
+            renegotiationPending = true
+            return []
+        }
+        let next = desiredPlan(from: mediaPlan)
+        guard next != mediaPlan else { return [] }
+        offeredPlan = next
+        return [.renegotiateMedia(next)]
+    }
+
+    /// What SUBSCRIBE_ACK says about video: the allocation of this attendee's camera and the stream on each
+    /// receive m-line.
+    private mutating func videoNegotiation(_ frame: SdkSignalFrame, plan: SessionMediaPlan) -> SessionVideoNegotiation {
+        if let allocation = frame.suback.allocations.first { videoAllocation = allocation }
+        let tracks = frame.suback.tracks.compactMap { track -> SessionVideoNegotiation.Track? in
+            guard track.streamID != 0, track.trackLabel.hasPrefix("v_") else { return nil }
+            let mid = String(track.trackLabel.dropFirst(2))
+            return SessionVideoNegotiation.Track(mid: mid, streamId: track.streamID, ssrc: track.ssrc,
+                                                 attendeeId: attendeeId(ofStream: track.streamID) ?? "")
+        }
+        let refused = frame.hasError && frame.error.status == 206
+        return SessionVideoNegotiation(plan: plan, tracks: tracks, sendingRefused: refused)
+    }
+
+    /// A SUBSCRIBE_ACK with status 206: the meeting has all the video senders it takes; the app is told.
+    private mutating func videoRefusal(_ frame: SdkSignalFrame) -> [SessionAction] {
+        guard frame.hasError, frame.error.status == 206 else { return [] }
+        wantsToSendVideo = false
+        return [.event(.videoStarted(.videoAtCapacityViewOnly))]
+    }
+
+    private mutating func resetMediaPlan() {
+        mediaPlan = SessionMediaPlan()
+        offeredPlan = nil
+        renegotiationPending = false
+    }
+
     // MARK: Outcomes
 
     private mutating func retry(now: SessionTime, cause: MeetingSessionStatusCode) -> [SessionAction] {
+        resetMediaPlan()
         var actions: [SessionAction] = [.stopMedia]
         if phase == .inMeeting {
             actions.append(.event(.dropped))
@@ -397,6 +575,7 @@ struct SignalingSessionCore: Sendable {
     }
 
     private mutating func finish(_ status: MeetingSessionStatusCode) -> [SessionAction] {
+        resetMediaPlan()
         let wasRetrying = hasBeenInMeeting && phase != .inMeeting
         phase = .stopped
         nextPing = nil

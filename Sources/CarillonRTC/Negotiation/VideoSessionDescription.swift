@@ -34,6 +34,38 @@ public enum VideoSessionDescription {
     /// RTCP feedback accepted on VP8, when offered.
     public static let acceptedFeedback: Set<String> = ["nack", "nack pli", "ccm fir", "goog-remb", "transport-cc"]
 
+    /// The payload type this side offers for VP8.
+    public static let offeredPayloadType: UInt8 = 96
+    /// The payload type this side offers for VP8's RTX.
+    public static let offeredRTXPayloadType: UInt8 = 97
+    /// The header extension ids this side offers on video (the same ids as on audio for the same URI, as BUNDLE
+    /// requires).
+    public static let offeredExtensions = [
+        SDPExtension(id: 3, uri: SDPExtension.transportWideCCURI), SDPExtension(id: 4, uri: SDPExtension.midURI),
+    ]
+
+    /// A video m-line of an offer: VP8 and its RTX with NACK, PLI, FIR, REMB and transport-wide feedback, in
+    /// `direction`; with `sender`, this side's SSRCs (FID group) and msid.
+    public static func offerMedia(mid: String, direction: SDPDirection, transport: TransportDescription,
+                                  sender: Sender?) -> MediaDescription {
+        let vp8 = SDPCodec(payloadType: offeredPayloadType, name: "VP8", clockRate: 90_000,
+                           feedback: ["goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"])
+        let rtx = SDPCodec(payloadType: offeredRTXPayloadType, name: "rtx", clockRate: 90_000,
+                           parameters: [.init(key: "apt", value: "\(offeredPayloadType)")])
+        var video = MediaDescription(kind: "video", port: AudioSessionDescription.port(of: transport),
+                                     formats: ["\(offeredPayloadType)", "\(offeredRTXPayloadType)"])
+        video.connection = AudioSessionDescription.connection(of: transport)
+        video.mid = mid
+        video.direction = direction
+        video.rtcpMux = true
+        video.rtcpReducedSize = true
+        video.codecs = [vp8, rtx]
+        video.extensions = offeredExtensions
+        if let sender { declare(sender, on: &video) }
+        transport.apply(to: &video)
+        return video
+    }
+
     /// The VP8 codec of a video m-line and the RTX codec paired with it, if any.
     public static func vp8(in media: MediaDescription) -> (codec: SDPCodec, rtx: SDPCodec?)? {
         guard let vp8 = media.codecs.first(where: { $0.name.lowercased() == "vp8" && $0.clockRate == 90_000 }) else {
@@ -65,15 +97,21 @@ public enum VideoSessionDescription {
         video.extensions = offered.extensions.filter { acceptedExtensions.contains($0.uri) }
             .map { SDPExtension(id: $0.id, uri: $0.uri) }
         if let sender {
-            let msid = SDPMediaStreamID(streamId: sender.streamId, trackId: sender.trackId)
-            video.msid = [msid]
-            video.ssrcs = [SDPSSRC(ssrc: sender.ssrc, cname: sender.cname, msid: msid)]
-            if let rtxSSRC = sender.rtxSSRC, rtx != nil {
-                video.ssrcs.append(SDPSSRC(ssrc: rtxSSRC, cname: sender.cname, msid: msid))
-                video.ssrcGroups = [SDPSSRCGroup(semantics: "FID", ssrcs: [sender.ssrc, rtxSSRC])]
-            }
+            declare(rtx == nil ? Sender(ssrc: sender.ssrc, rtxSSRC: nil, streamId: sender.streamId,
+                                        trackId: sender.trackId, cname: sender.cname) : sender, on: &video)
         }
         transport.apply(to: &video)
         return video
+    }
+
+    /// Writes a sender's msid, SSRCs and FID group.
+    private static func declare(_ sender: Sender, on video: inout MediaDescription) {
+        let msid = SDPMediaStreamID(streamId: sender.streamId, trackId: sender.trackId)
+        video.msid = [msid]
+        video.ssrcs = [SDPSSRC(ssrc: sender.ssrc, cname: sender.cname, msid: msid)]
+        if let rtxSSRC = sender.rtxSSRC {
+            video.ssrcs.append(SDPSSRC(ssrc: rtxSSRC, cname: sender.cname, msid: msid))
+            video.ssrcGroups = [SDPSSRCGroup(semantics: "FID", ssrcs: [sender.ssrc, rtxSSRC])]
+        }
     }
 }

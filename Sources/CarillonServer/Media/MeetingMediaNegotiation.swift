@@ -58,10 +58,10 @@ struct MeetingMediaNegotiation {
     }
 
     /// Answers `offer`; throws a typed SDP or negotiation error when it cannot be answered. `previous` is the last
-    /// negotiation on the same socket, if any.
+    /// negotiation on the same socket, if any; `makeSSRC` chooses each new SSRC (random; fixed by tests).
     init(offer text: String, certificate: DTLSCertificate, candidate: STUNAddress,
          video: VideoSubscribeRequest = VideoSubscribeRequest(), previous: MeetingMediaNegotiation? = nil,
-         ssrc newSSRC: UInt32 = .random(in: 1...UInt32.max)) throws {
+         makeSSRC: () -> UInt32 = { .random(in: 1...UInt32.max) }) throws {
         let offer = try SessionDescription(parsing: text)
         let remote = try TransportDescription(remote: offer)
         let continues = previous.map {
@@ -79,7 +79,7 @@ struct MeetingMediaNegotiation {
                 setup: remote.setup == .passive ? .active : .passive,
                 candidates: [TransportDescription.hostCandidate(for: candidate)], iceLite: true)
         }
-        let ssrc = continues ? previous!.ssrc : newSSRC
+        let ssrc = continues ? previous!.ssrc : makeSSRC()
         let previousDownlinks = continues ? previous!.videoDownlinks : []
 
         var media: [MediaDescription] = []
@@ -107,8 +107,8 @@ struct MeetingMediaNegotiation {
                 } else if offered.direction == .recvonly, let wanted {
                     let mid = offered.mid ?? ""
                     let kept = previousDownlinks.first { $0.mid == mid }
-                    let downSSRC = kept?.ssrc ?? .random(in: 1...UInt32.max)
-                    let rtxSSRC = kept?.rtxSSRC ?? .random(in: 1...UInt32.max)
+                    let downSSRC = kept?.ssrc ?? makeSSRC()
+                    let rtxSSRC = kept?.rtxSSRC ?? makeSSRC()
                     let sender = VideoSessionDescription.Sender(ssrc: downSSRC, rtxSSRC: rtxSSRC, streamId: "v_\(mid)",
                                                                 trackId: "v_\(mid)-video")
                     answered = VideoSessionDescription.answerMedia(offered, transport: local, direction: .sendonly,

@@ -5,13 +5,16 @@ import NIOCore
 /// downlink, with the RTP and RTCP rules of `video.md` §2.
 ///
 /// - Uplinks: the VP8 stream of each sending session (its SSRC from the offer, or learned from the first packet),
-///   RTX unwrapped, reception statistics, NACKs for what is missing, transport-wide feedback when negotiated, and
-///   a receiver report each second.
+///   RTX unwrapped, reception statistics, NACKs for what is missing (repeated each round trip, measured from the
+///   session's reports about its downlinks), transport-wide feedback when negotiated, and a receiver report each
+///   second.
 /// - Downlinks: per receive m-line a ``VP8StreamRewriter`` (the m-line's own SSRC and continuous numbers whichever
 ///   source it carries), a send history answering the receiver's NACKs (over RTX when negotiated), a sender report
 ///   each second, and the receiver's PAUSE/RESUME.
 /// - Key frames: a downlink that starts, resumes or switches waits for a key frame; its wait, and receivers' PLI and
-///   FIR, become one PLI (or FIR) to the publisher at most every ``keyFrameRequestInterval``.
+///   FIR, become one PLI (or FIR) to the publisher at most every ``keyFrameRequestInterval``: a request within the
+///   interval is deferred to its end, never dropped (the key frame already asked for may have left before the
+///   receiver lost its packets).
 /// - REMB: a publisher that negotiated `goog-remb` but not `transport-cc` (aiortc) is sent the smallest REMB its
 ///   receivers reported, floored at ``minimumRemoteEstimate``, once a second.
 ///
@@ -40,6 +43,8 @@ struct MeetingVideoRouter {
         var statistics: RTPReceiveStatistics?
         var transportFeedback: TransportFeedbackGenerator?
         var lastKeyFrameRequest: NIODeadline?
+        /// A request came within the interval of the last one: it goes out when the interval ends.
+        var keyFrameRequestDeferred = false
         var firSequence: UInt8 = 0
         var packetsReceived = 0
     }
@@ -72,6 +77,8 @@ struct MeetingVideoRouter {
         /// The SSRC this server's RTCP about the session's media is sent from (its audio SSRC).
         var reportSSRC: UInt32
         var connected = false
+        /// The round trip to the session, measured from its receiver reports about the downlinks (LSR/DLSR).
+        var roundTrip: TimeAmount?
         var uplink: Uplink?
         var downlinks: [Downlink] = []
     }
@@ -83,7 +90,15 @@ struct MeetingVideoRouter {
     private var nextFeedback: NIODeadline?
 
     /// When ``tick(now:)`` is next due.
-    var nextDeadline: NIODeadline? { [nextReports, nextFeedback].compactMap { $0 }.min() }
+    var nextDeadline: NIODeadline? {
+        var deadlines = [nextReports, nextFeedback]
+        for member in members.values {
+            if let uplink = member.uplink, uplink.keyFrameRequestDeferred, let last = uplink.lastKeyFrameRequest {
+                deadlines.append(last + Self.keyFrameRequestInterval)
+            }
+        }
+        return deadlines.compactMap { $0 }.min()
+    }
 
     // MARK: Sessions
 
@@ -118,7 +133,7 @@ struct MeetingVideoRouter {
         rebuildRoutes()
         // New or switched downlinks need a key frame from their publishers.
         var outputs: [MeetingMediaOutput] = []
-        for publisher in Set(negotiation.videoDownlinks.map(\.source.publisher)) {
+        for publisher in Set(negotiation.videoDownlinks.map(\.source.publisher)).sorted() {
             outputs += requestKeyFrame(from: publisher, now: now)
         }
         return outputs
@@ -129,7 +144,7 @@ struct MeetingVideoRouter {
         guard members[id] != nil else { return [] }
         members[id]?.connected = true
         if nextReports == nil { nextReports = now + Self.reportInterval }
-        let publishers = Set(members[id]?.downlinks.map(\.negotiated.source.publisher) ?? [])
+        let publishers = Set(members[id]?.downlinks.map(\.negotiated.source.publisher) ?? []).sorted()
         return publishers.flatMap { requestKeyFrame(from: $0, now: now) }
     }
 
@@ -158,7 +173,7 @@ struct MeetingVideoRouter {
             }
         }
         members[id] = member
-        return publishers.flatMap { requestKeyFrame(from: $0, now: now) }
+        return publishers.sorted().flatMap { requestKeyFrame(from: $0, now: now) }
     }
 
     // MARK: RTP
@@ -284,15 +299,31 @@ struct MeetingVideoRouter {
                         members[id]?.downlinks[index].remoteEstimate = bitrate
                     }
                 }
-            case .senderReport(let ssrc, let ntp, _, _, _, _) where ssrc == member.uplink?.ssrc:
-                members[id]?.uplink?.statistics?.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
+            case .senderReport(let ssrc, let ntp, _, _, _, let blocks):
+                if ssrc == member.uplink?.ssrc {
+                    members[id]?.uplink?.statistics?.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
+                }
+                measureRoundTrip(blocks, of: id, now: now)
+            case .receiverReport(_, let blocks):
+                measureRoundTrip(blocks, of: id, now: now)
             default:
                 break
             }
         }
-        for publisher in keyFramesFrom { outputs += requestKeyFrame(from: publisher, now: now) }
+        for publisher in keyFramesFrom.sorted() { outputs += requestKeyFrame(from: publisher, now: now) }
         return outputs
     }
+
+    /// The round trip from report blocks about a session's downlinks: they echo this router's sender reports.
+    private mutating func measureRoundTrip(_ blocks: [RTCPPacket.ReportBlock], of id: SignalingConnectionID, now: NIODeadline) {
+        guard let member = members[id] else { return }
+        for block in blocks where downlinkIndex(of: member, ssrc: block.ssrc) != nil {
+            if let roundTrip = block.roundTripTime(arrival: Self.ntp(now)) { members[id]?.roundTrip = roundTrip }
+        }
+    }
+
+    /// This router's NTP time: the monotonic clock (sender reports only need one clock per router, echoed back).
+    private static func ntp(_ now: NIODeadline) -> NTPTimestamp { NTPTimestamp(unixNanoseconds: UInt64(now.uptimeNanoseconds)) }
 
     private func downlinkIndex(of member: Member, ssrc: UInt32) -> Int? {
         member.downlinks.firstIndex { $0.negotiated.ssrc == ssrc || $0.negotiated.rtxSSRC == ssrc }
@@ -303,8 +334,12 @@ struct MeetingVideoRouter {
     private mutating func requestKeyFrame(from publisher: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
         guard let member = members[publisher], member.connected, var uplink = member.uplink, let ssrc = uplink.ssrc
         else { return [] }
-        if let last = uplink.lastKeyFrameRequest, now - last < Self.keyFrameRequestInterval { return [] }
+        if let last = uplink.lastKeyFrameRequest, now - last < Self.keyFrameRequestInterval {
+            members[publisher]?.uplink?.keyFrameRequestDeferred = true
+            return []
+        }
         uplink.lastKeyFrameRequest = now
+        uplink.keyFrameRequestDeferred = false
         let request: RTCPPacket
         if uplink.negotiated.feedback.contains("nack pli") || !uplink.negotiated.feedback.contains("ccm fir") {
             request = .pictureLossIndication(senderSSRC: member.reportSSRC, mediaSSRC: ssrc)
@@ -332,7 +367,7 @@ struct MeetingVideoRouter {
             for id in members.keys.sorted() {
                 guard let member = members[id], member.connected, var uplink = member.uplink, let ssrc = uplink.ssrc
                 else { continue }
-                let missing = uplink.nack.due(now: now, roundTrip: Self.defaultRoundTrip)
+                let missing = uplink.nack.due(now: now, roundTrip: member.roundTrip ?? Self.defaultRoundTrip)
                 if !missing.isEmpty, uplink.negotiated.feedback.contains("nack") {
                     outputs.append(.rtcp(id, Self.compound(member.reportSSRC,
                                                            .nack(senderSSRC: member.reportSSRC, mediaSSRC: ssrc, lost: missing))))
@@ -346,6 +381,11 @@ struct MeetingVideoRouter {
                 members[id]?.uplink = uplink
             }
             nextFeedback = pending ? now + Self.feedbackInterval : nil
+        }
+        for id in members.keys.sorted() {
+            guard let uplink = members[id]?.uplink, uplink.keyFrameRequestDeferred, let last = uplink.lastKeyFrameRequest,
+                  now >= last + Self.keyFrameRequestInterval else { continue }
+            outputs += requestKeyFrame(from: id, now: now)
         }
         if let due = nextReports, now >= due {
             let next = due + Self.reportInterval
@@ -371,7 +411,7 @@ struct MeetingVideoRouter {
                 // The RTP time that corresponds to now on the downlink's 90 kHz clock.
                 let elapsed = UInt32(truncatingIfNeeded: (now - lastSentAt).nanoseconds * 90 / 1_000_000)
                 packets.append(.senderReport(ssrc: downlink.negotiated.ssrc,
-                                             ntpTimestamp: NTPTimestamp(unixNanoseconds: UInt64(now.uptimeNanoseconds)).value,
+                                             ntpTimestamp: Self.ntp(now).value,
                                              rtpTimestamp: lastTimestamp &+ elapsed, packetCount: downlink.packetsSent,
                                              octetCount: downlink.octetsSent, reports: []))
             }
@@ -397,9 +437,11 @@ struct MeetingVideoRouter {
         return estimates.min().map { max($0, Self.minimumRemoteEstimate) }
     }
 
+    /// The route table, in a fixed order (receivers by id) so that forwarding order does not depend on hashing.
     private mutating func rebuildRoutes() {
         routes = [:]
-        for (receiver, member) in members {
+        for receiver in members.keys.sorted() {
+            guard let member = members[receiver] else { continue }
             for (index, downlink) in member.downlinks.enumerated() {
                 routes[downlink.negotiated.source.publisher, default: []].append((receiver, index))
             }

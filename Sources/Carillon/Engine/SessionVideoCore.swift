@@ -1,0 +1,413 @@
+import CarillonCodecs
+import CarillonRTC
+import NIOCore
+
+/// The video of a client session as a synchronous state machine (sans-IO): the camera stream it sends and the
+/// remote streams it receives on one media connection.
+///
+/// * Sending: each local picture is encoded with VP8 (the bitrate follows the send-side estimate from the server's
+///   transport-wide feedback, capped by the app's maximum), packetised (RFC 7741), kept for retransmission and paced
+///   (``Pacer`` at 2.5× the target), with a transport-wide sequence number written as each packet leaves. PLI and
+///   FIR ask for a key frame; NACKs are answered over RTX; a sender report goes out each second.
+/// * Receiving: per receive m-line (``ReceiveTrack``), RTX unwrapped, reception statistics, NACKs for gaps,
+///   ``VP8FrameAssembler`` frames decoded in order and handed out as ``SessionMediaEffect/remoteVideoFrame``; PLI when
+///   the assembler waits too long or the decoder needs a key frame; receiver reports each second. A track that goes
+///   away ends its video (a nil frame).
+///
+/// The shell feeds it frames, packets and the time and calls ``tick(now:)`` at ``nextDeadline``. Costs per sent
+/// frame: one encode (about 1–4 ms at 320×180–640×360) and one array per packet; per received frame one decode and
+/// one picture. Threading: not thread-safe; the session's event loop owns it.
+final class SessionVideoCore {
+    /// How the camera stream is sent, from the answer.
+    struct SendConfiguration: Sendable, Equatable {
+        var ssrc: UInt32
+        var rtxSSRC: UInt32
+        var payloadType: UInt8
+        var rtxPayloadType: UInt8?
+        var transportCCExtensionId: UInt8?
+        var cname: String
+        /// The app's cap in bit/s (0: ``defaultMaximumBitrate``).
+        var maximumBitrate: Int
+        var screenContent: Bool
+    }
+
+    /// One receive m-line and what it carries.
+    struct ReceiveTrack: Sendable, Equatable {
+        var mid: String
+        var streamId: UInt32
+        var attendeeId: String
+        var ssrc: UInt32
+        var rtxSSRC: UInt32?
+        var payloadType: UInt8
+        var rtxPayloadType: UInt8?
+        /// The tile id: the stream id, unique in the meeting and new for each publication.
+        var videoId: Int { Int(streamId) }
+    }
+
+    static let defaultMaximumBitrate = 1_400_000
+    static let startBitrate = 600_000
+    static let minimumBitrate = 60_000
+    /// Pictures faster than this are dropped before encoding.
+    static let maximumFrameRate = 30
+    static let reportInterval = TimeAmount.seconds(1)
+    static let feedbackInterval = TimeAmount.milliseconds(10)
+    /// The least time between two key-frame requests for a decoder that needs one.
+    static let decoderKeyFrameInterval = TimeAmount.milliseconds(500)
+    /// The round trip assumed until one is measured.
+    static let defaultRoundTrip = TimeAmount.milliseconds(100)
+
+    private struct Sender {
+        var configuration: SendConfiguration
+        var encoder: VP8Encoder?
+        var packetizer = VP8Packetizer()
+        var sequenceNumber = UInt16.random(in: .min ... .max)
+        var firstCapture: Int64?
+        var firstTimestamp = UInt32.random(in: .min ... .max)
+        var lastTimestamp: UInt32?
+        var lastEncodedCapture: Int64?
+        var history = RTPSendHistory(capacity: 2_048)
+        var rtx: RTXStream?
+        var estimator: SendSideBandwidthEstimator
+        var pacer: Pacer
+        var transportSequenceNumber: UInt16 = 0
+        var keyFrameRequested = false
+        var encoderBitrate = 0
+        var packetsSent: UInt32 = 0
+        var octetsSent: UInt32 = 0
+        var framesEncoded = 0
+
+        var targetBitrate: Int {
+            let cap = configuration.maximumBitrate > 0 ? configuration.maximumBitrate : SessionVideoCore.defaultMaximumBitrate
+            return max(SessionVideoCore.minimumBitrate, min(cap, estimator.targetBitrate))
+        }
+    }
+
+    private struct Receiver {
+        var track: ReceiveTrack
+        /// A stall of 200 ms (two or three NACK rounds) asks for a key frame.
+        var assembler = VP8FrameAssembler(configuration: .init(keyFrameRequestDelay: .milliseconds(200)))
+        var decoder: VP8Decoder?
+        var nack = NackGenerator()
+        var statistics = RTPReceiveStatistics(clockRate: 90_000)
+        var needsKeyFrame = false
+        var lastKeyFrameRequest: NIODeadline?
+        var framesDecoded = 0
+    }
+
+    private var sender: Sender?
+    private var receivers: [UInt32: Receiver] = [:]
+    private var rtxToMedia: [UInt32: UInt32] = [:]
+    /// The SSRC this side's RTCP feedback is sent from (the audio SSRC).
+    private var reportSSRC: UInt32 = 0
+    private var nextReport: NIODeadline?
+    private var nextFeedback: NIODeadline?
+
+    /// The round trip to the server, for repeating NACKs; the shell keeps it current from the audio's measurement.
+    var roundTrip = SessionVideoCore.defaultRoundTrip
+
+    init() {}
+
+    /// Whether the camera stream is configured to be sent.
+    var isSending: Bool { sender != nil }
+
+    /// The current target of the encoder, bit/s; nil while not sending.
+    var sendTargetBitrate: Int? { sender?.targetBitrate }
+
+    /// Pictures encoded since sending started.
+    var framesEncoded: Int { sender?.framesEncoded ?? 0 }
+
+    /// Frames decoded per received video id.
+    var framesDecoded: [Int: Int] { Dictionary(uniqueKeysWithValues: receivers.values.map { ($0.track.videoId, $0.framesDecoded) }) }
+
+    /// The frame assembly counters per received video id (skipped frames, key-frame requests).
+    var assemblyStatistics: [Int: VP8FrameAssembler.Statistics] {
+        Dictionary(uniqueKeysWithValues: receivers.values.map { ($0.track.videoId, $0.assembler.statistics) })
+    }
+
+    /// When ``tick(now:)`` is next due.
+    var nextDeadline: NIODeadline? {
+        var deadlines = [nextReport, nextFeedback, sender?.pacer.nextDeadline]
+        for receiver in receivers.values { deadlines.append(receiver.assembler.nextDeadline) }
+        return deadlines.compactMap { $0 }.min()
+    }
+
+    /// Whether `ssrc` is one of the received video streams (or their RTX).
+    func receives(ssrc: UInt32) -> Bool { receivers[ssrc] != nil || rtxToMedia[ssrc] != nil }
+
+    // MARK: Configuration
+
+    /// Applies a (re)negotiation: what is sent (nil: nothing) and which tracks are received. Tracks that went away
+    /// end their video; tracks kept (same SSRC) keep their state.
+    func configure(send: SendConfiguration?, receive tracks: [ReceiveTrack], reportSSRC: UInt32,
+                   now: NIODeadline) -> [SessionMediaEffect] {
+        self.reportSSRC = reportSSRC
+        if let send {
+            if sender?.configuration.ssrc != send.ssrc {
+                let estimator = SendSideBandwidthEstimator(configuration: .init(
+                    minimumBitrate: Self.minimumBitrate, startBitrate: Self.startBitrate,
+                    maximumBitrate: send.maximumBitrate > 0 ? send.maximumBitrate : Self.defaultMaximumBitrate))
+                sender = Sender(configuration: send, estimator: estimator,
+                                pacer: Pacer(targetBitrate: Self.startBitrate))
+                sender?.keyFrameRequested = true
+            } else {
+                sender?.configuration = send
+            }
+            if let rtxType = send.rtxPayloadType {
+                sender?.rtx = RTXStream(ssrc: send.rtxSSRC, payloadTypes: [send.payloadType: rtxType])
+            } else {
+                sender?.rtx = nil
+            }
+        } else {
+            sender = nil
+        }
+        var effects: [SessionMediaEffect] = []
+        let wanted = Dictionary(tracks.map { ($0.ssrc, $0) }, uniquingKeysWith: { first, _ in first })
+        for (ssrc, receiver) in receivers where wanted[ssrc]?.streamId != receiver.track.streamId {
+            receivers[ssrc] = nil
+            effects.append(.remoteVideoFrame(nil, timestampNanoseconds: now.uptimeNanoseconds.toInt64,
+                                             videoId: receiver.track.videoId, attendeeId: receiver.track.attendeeId))
+        }
+        for track in tracks {
+            if receivers[track.ssrc] == nil { receivers[track.ssrc] = Receiver(track: track) }
+            receivers[track.ssrc]?.track = track
+        }
+        rtxToMedia = [:]
+        for track in tracks { if let rtx = track.rtxSSRC { rtxToMedia[rtx] = track.ssrc } }
+        if nextReport == nil, sender != nil || !receivers.isEmpty { nextReport = now + Self.reportInterval }
+        return effects
+    }
+
+    /// The media connection ended: every received video ends.
+    func stop(now: NIODeadline) -> [SessionMediaEffect] {
+        configure(send: nil, receive: [], reportSSRC: reportSSRC, now: now)
+    }
+
+    // MARK: Sending
+
+    /// One local picture captured at `timestampNanoseconds` (the source's clock): encoded, packetised, queued in
+    /// the pacer. Pictures above ``maximumFrameRate`` and pictures while not sending are dropped.
+    func send(_ image: I420Image, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
+        guard var sender else { return [] }
+        if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(Self.maximumFrameRate) - 2_000_000 {
+            return []
+        }
+        do {
+            try prepareEncoder(&sender, for: image)
+        } catch {
+            self.sender = sender
+            return []
+        }
+        let first = sender.firstCapture ?? timestampNanoseconds
+        sender.firstCapture = first
+        let elapsed = max(0, timestampNanoseconds - first)
+        var timestamp = sender.firstTimestamp &+ UInt32(truncatingIfNeeded: elapsed * 9 / 100_000)
+        // Never the same timestamp twice: the receiver would merge two frames.
+        if let last = sender.lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 { timestamp = last &+ 1 }
+        let force = sender.keyFrameRequested
+        guard let encoded = try? sender.encoder?.encode(image, timestamp: timestamp, forceKeyframe: force) else {
+            self.sender = sender
+            return []
+        }
+        sender.lastEncodedCapture = timestampNanoseconds
+        sender.lastTimestamp = timestamp
+        sender.framesEncoded += 1
+        if encoded.isKeyframe { sender.keyFrameRequested = false }
+        let payloads = sender.packetizer.payloads(for: encoded.bytes[...])
+        let extensions: [(id: UInt8, value: [UInt8])] = sender.configuration.transportCCExtensionId.map { [($0, [0, 0])] } ?? []
+        for (index, payload) in payloads.enumerated() {
+            let packet = RTPPacket(marker: index == payloads.count - 1, payloadType: sender.configuration.payloadType,
+                                   sequenceNumber: sender.sequenceNumber, timestamp: timestamp,
+                                   ssrc: sender.configuration.ssrc, extensions: extensions, payload: payload[...])
+            sender.sequenceNumber &+= 1
+            sender.pacer.enqueue(Pacer.Packet(bytes: packet.serialized(), priority: .video))
+        }
+        self.sender = sender
+        return pace(now: now)
+    }
+
+    private func prepareEncoder(_ sender: inout Sender, for image: I420Image) throws(VideoCodecError) {
+        let target = sender.targetBitrate
+        if let encoder = sender.encoder {
+            if encoder.configuration.width != image.width || encoder.configuration.height != image.height {
+                try encoder.setResolution(width: image.width, height: image.height)
+                sender.keyFrameRequested = true
+            }
+            if abs(target - sender.encoderBitrate) * 10 > sender.encoderBitrate {
+                try encoder.setBitrate(target)
+                sender.encoderBitrate = target
+            }
+            return
+        }
+        sender.encoder = try VP8Encoder(configuration: .init(
+            width: image.width, height: image.height, bitrate: target, maxFrameRate: Self.maximumFrameRate,
+            content: sender.configuration.screenContent ? .screen : .camera))
+        sender.encoderBitrate = target
+        sender.keyFrameRequested = true
+    }
+
+    /// Sends what the pacer lets go now: each packet gets its transport-wide sequence number as it leaves.
+    private func pace(now: NIODeadline) -> [SessionMediaEffect] {
+        guard var sender else { return [] }
+        var effects: [SessionMediaEffect] = []
+        for packet in sender.pacer.poll(now: now) {
+            var bytes = packet.bytes
+            guard let header = try? RTPHeader(reading: bytes) else { continue }
+            if let id = sender.configuration.transportCCExtensionId, let range = header.extensionRange(id: id, in: bytes),
+               range.count == 2 {
+                bytes[range.lowerBound] = UInt8(sender.transportSequenceNumber >> 8)
+                bytes[range.lowerBound + 1] = UInt8(truncatingIfNeeded: sender.transportSequenceNumber)
+                sender.estimator.packetSent(transportSequenceNumber: sender.transportSequenceNumber, size: bytes.count,
+                                            at: now)
+                sender.transportSequenceNumber &+= 1
+            }
+            if header.ssrc == sender.configuration.ssrc {
+                sender.history.store(sequenceNumber: header.sequenceNumber, packet: bytes, now: now)
+                sender.packetsSent &+= 1
+                sender.octetsSent &+= UInt32(truncatingIfNeeded: header.payloadRange.count)
+            }
+            effects.append(.sendRTP(bytes))
+        }
+        self.sender = sender
+        return effects
+    }
+
+    // MARK: Receiving
+
+    /// A received RTP packet of one of the video tracks (after SRTP).
+    func received(rtp packet: RTPPacket, now: NIODeadline) -> [SessionMediaEffect] {
+        var media = packet
+        var ssrc = packet.ssrc
+        if let mediaSSRC = rtxToMedia[packet.ssrc] {
+            // RTX (RFC 4588): the original sequence number leads the payload; an empty one is padding.
+            guard packet.payload.count > 2, let track = receivers[mediaSSRC]?.track else { return [] }
+            let start = packet.payload.startIndex
+            media = RTPPacket(marker: packet.marker, payloadType: track.payloadType,
+                              sequenceNumber: UInt16(packet.payload[start]) << 8 | UInt16(packet.payload[start + 1]),
+                              timestamp: packet.timestamp, ssrc: mediaSSRC, payload: packet.payload.dropFirst(2))
+            ssrc = mediaSSRC
+        }
+        guard var receiver = receivers[ssrc], media.payloadType == receiver.track.payloadType else { return [] }
+        receiver.nack.received(sequenceNumber: media.sequenceNumber, now: now)
+        receiver.statistics.record(sequenceNumber: media.sequenceNumber, rtpTimestamp: media.timestamp, arrival: now)
+        var effects: [SessionMediaEffect] = []
+        for frame in receiver.assembler.insert(sequenceNumber: media.sequenceNumber, timestamp: media.timestamp,
+                                               marker: media.marker, payload: media.payload, now: now) {
+            if receiver.decoder == nil { receiver.decoder = try? VP8Decoder() }
+            do {
+                guard let image = try receiver.decoder?.decode(frame.data) else { continue }
+                receiver.needsKeyFrame = false
+                receiver.framesDecoded += 1
+                effects.append(.remoteVideoFrame(image, timestampNanoseconds: frame.firstArrival.uptimeNanoseconds.toInt64,
+                                                 videoId: receiver.track.videoId, attendeeId: receiver.track.attendeeId))
+            } catch {
+                receiver.needsKeyFrame = true
+            }
+        }
+        if receiver.needsKeyFrame, receiver.lastKeyFrameRequest.map({ now - $0 >= Self.decoderKeyFrameInterval }) ?? true {
+            receiver.lastKeyFrameRequest = now
+            effects.append(.sendRTCP(Self.compound(reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc))))
+        }
+        if receiver.nack.missingCount > 0, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
+        receivers[ssrc] = receiver
+        return effects
+    }
+
+    /// RTCP from the server: feedback about the sent camera stream (PLI, FIR, NACK, transport-wide feedback,
+    /// report blocks).
+    func received(rtcp packets: [RTCPPacket], now: NIODeadline) -> [SessionMediaEffect] {
+        for case .senderReport(let ssrc, let ntp, _, _, _, _) in packets where receivers[ssrc] != nil {
+            // Echoed in the next report block, so the server can measure its round trip.
+            receivers[ssrc]?.statistics.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
+        }
+        guard var sender else { return [] }
+        let ssrc = sender.configuration.ssrc
+        var effects: [SessionMediaEffect] = []
+        for packet in packets {
+            switch packet {
+            case .pictureLossIndication(_, ssrc):
+                sender.keyFrameRequested = true
+            case .fullIntraRequest(_, let entries) where entries.contains(where: { $0.ssrc == ssrc }):
+                sender.keyFrameRequested = true
+            case .nack(_, ssrc, let lost):
+                for sequence in lost {
+                    guard let original = sender.history.packet(sequenceNumber: sequence, now: now) else { continue }
+                    let repair = sender.rtx != nil ? sender.rtx?.wrap(original) : original
+                    if let repair { sender.pacer.enqueue(Pacer.Packet(bytes: repair, priority: .retransmission)) }
+                }
+            case .transportFeedback(let feedback):
+                sender.estimator.transportFeedbackReceived(feedback, now: now)
+                sender.pacer.setRate(targetBitrate: sender.targetBitrate)
+            case .receiverReport(_, let blocks), .senderReport(_, _, _, _, _, let blocks):
+                for block in blocks where block.ssrc == ssrc {
+                    sender.estimator.receiverReportReceived(fractionLost: block.fractionLost, now: now)
+                    sender.pacer.setRate(targetBitrate: sender.targetBitrate)
+                }
+            default:
+                break
+            }
+        }
+        self.sender = sender
+        effects += pace(now: now)
+        return effects
+    }
+
+    // MARK: Timers
+
+    /// Paced packets, NACKs and key-frame requests for the received streams, and once a second the reports.
+    func tick(now: NIODeadline) -> [SessionMediaEffect] {
+        var effects = pace(now: now)
+        if let due = nextFeedback, now >= due {
+            var pending = false
+            for ssrc in receivers.keys.sorted() {
+                guard var receiver = receivers[ssrc] else { continue }
+                let missing = receiver.nack.due(now: now, roundTrip: roundTrip)
+                if !missing.isEmpty {
+                    effects.append(.sendRTCP(Self.compound(reportSSRC, .nack(senderSSRC: reportSSRC, mediaSSRC: ssrc,
+                                                                             lost: missing))))
+                }
+                pending = pending || receiver.nack.missingCount > 0
+                receivers[ssrc] = receiver
+            }
+            nextFeedback = pending ? now + Self.feedbackInterval : nil
+        }
+        for ssrc in receivers.keys.sorted() where receivers[ssrc]?.assembler.keyFrameRequestDue(now: now) == true {
+            receivers[ssrc]?.lastKeyFrameRequest = now
+            effects.append(.sendRTCP(Self.compound(reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc))))
+        }
+        if let due = nextReport, now >= due {
+            let next = due + Self.reportInterval
+            nextReport = next > now ? next : now + Self.reportInterval
+            effects += reports(now: now)
+        }
+        return effects
+    }
+
+    /// A sender report for the camera stream and a receiver report about every received stream.
+    private func reports(now: NIODeadline) -> [SessionMediaEffect] {
+        var packets: [RTCPPacket] = []
+        if let sender, let timestamp = sender.lastTimestamp {
+            packets.append(.senderReport(ssrc: sender.configuration.ssrc,
+                                         ntpTimestamp: NTPTimestamp(unixNanoseconds: UInt64(now.uptimeNanoseconds)).value,
+                                         rtpTimestamp: timestamp, packetCount: sender.packetsSent,
+                                         octetCount: sender.octetsSent, reports: []))
+        }
+        var blocks: [RTCPPacket.ReportBlock] = []
+        for ssrc in receivers.keys.sorted() {
+            if let block = receivers[ssrc]?.statistics.reportBlock(ssrc: ssrc, now: now) { blocks.append(block) }
+        }
+        if !blocks.isEmpty { packets.append(.receiverReport(ssrc: reportSSRC, reports: blocks)) }
+        guard !packets.isEmpty else { return [] }
+        let cname = sender?.configuration.cname ?? "carillon"
+        packets.append(.sourceDescription(chunks: [.init(ssrc: sender?.configuration.ssrc ?? reportSSRC,
+                                                         items: [.cname(cname)])]))
+        return [.sendRTCP(packets.flatMap { $0.serialized() })]
+    }
+
+    private static func compound(_ ssrc: UInt32, _ packet: RTCPPacket) -> [UInt8] {
+        RTCPPacket.receiverReport(ssrc: ssrc, reports: []).serialized() + packet.serialized()
+    }
+}
+
+private extension UInt64 {
+    var toInt64: Int64 { Int64(truncatingIfNeeded: self) }
+}
