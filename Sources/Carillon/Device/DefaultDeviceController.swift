@@ -200,8 +200,8 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
             } catch {
                 logger.error(msg: "Opening \(device) failed (\(error)): sending silence")
             }
-        case .unspecified:
-            logger.error(msg: "\(device) is bound to no device: sending silence")
+        case .unspecified, .virtualCamera:
+            logger.error(msg: "\(device) is bound to no audio device: sending silence")
         }
         return SilenceAudioSource(format: format)
     }
@@ -229,8 +229,8 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
             } catch {
                 logger.error(msg: "Opening \(device) failed (\(error)): discarding received audio")
             }
-        case .unspecified:
-            logger.error(msg: "\(device) is bound to no device: discarding received audio")
+        case .unspecified, .virtualCamera:
+            logger.error(msg: "\(device) is bound to no audio device: discarding received audio")
         }
         return NullAudioSink(format: format)
     }
