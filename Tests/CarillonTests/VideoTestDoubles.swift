@@ -43,6 +43,49 @@ final class CaptureEvents: CaptureSourceObserver, @unchecked Sendable {
     }
 }
 
+/// What a tile observer heard: the kind of call and the tile's state at that moment.
+struct TileEvent: Equatable, CustomStringConvertible {
+    var kind: String
+    var tileId: Int
+    var attendeeId: String
+    var width: Int
+    var height: Int
+    var pauseState: VideoPauseState
+    var isLocal: Bool
+    var isContent: Bool
+
+    var description: String { "\(kind)(\(tileId) \(attendeeId) \(width)x\(height) \(pauseState)\(isLocal ? " local" : "")\(isContent ? " content" : ""))" }
+}
+
+/// A tile observer recording its callbacks and whether each came on the expected queue.
+final class TileEvents: VideoTileObserver, @unchecked Sendable {
+    private let state = Mutex<(events: [TileEvent], offQueue: Int)>(([], 0))
+    private let key: DispatchSpecificKey<Void>
+
+    init(queueKey: DispatchSpecificKey<Void>) { key = queueKey }
+
+    var events: [TileEvent] { state.withLock { $0.events } }
+    var kinds: [String] { events.map(\.kind) }
+    var offQueue: Int { state.withLock { $0.offQueue } }
+
+    func videoTileDidAdd(tileState: VideoTileState) { record("add", tileState) }
+    func videoTileDidRemove(tileState: VideoTileState) { record("remove", tileState) }
+    func videoTileDidPause(tileState: VideoTileState) { record("pause", tileState) }
+    func videoTileDidResume(tileState: VideoTileState) { record("resume", tileState) }
+    func videoTileSizeDidChange(tileState: VideoTileState) { record("size", tileState) }
+
+    private func record(_ kind: String, _ state: VideoTileState) {
+        let onQueue = DispatchQueue.getSpecific(key: key) != nil
+        let event = TileEvent(kind: kind, tileId: state.tileId, attendeeId: state.attendeeId,
+                              width: state.videoStreamContentWidth, height: state.videoStreamContentHeight,
+                              pauseState: state.pauseState, isLocal: state.isLocalTile, isContent: state.isContent)
+        self.state.withLock {
+            $0.events.append(event)
+            if !onQueue { $0.offQueue += 1 }
+        }
+    }
+}
+
 /// The session side of the video seam, recording what the SDK asks of it.
 final class FakeVideoControl: SessionVideoControl, @unchecked Sendable {
     enum Call: Equatable {
