@@ -89,7 +89,7 @@ public final class VirtualVideoDevices: CameraDeviceProvider, @unchecked Sendabl
                    formats: formats)
     }
 
-    /// Registers the camera a specification names, as the CLI's `--camera` option does: `pattern` (the blue front
+    /// Registers the camera a specification names (for command-line options): `pattern` (the blue front
     /// camera), `pattern:<colour>` (a colour of `VideoTestPattern.Color.palette` by name: red, green, blue, yellow,
     /// magenta, cyan, orange, purple) or `y4m:<path>`; all of type ``MediaDeviceType/videoFrontCamera``.
     @discardableResult
