@@ -4,7 +4,14 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// The `audioVideo` of a ``DefaultMeetingSession``: starts and stops the session and forwards realtime calls.
+/// The `audioVideo` of a ``DefaultMeetingSession``: starts and stops the session, forwards realtime calls, sends
+/// local video and shows video tiles.
+///
+/// Video: the facade owns the session's camera (a ``DefaultCameraCaptureSource`` whose observers are called on the
+/// session's callback queue), a ``DefaultVideoTileController`` which the session feeds with remote video, and the
+/// sink it adds to the local source, which sends frames to the session and shows them as the local tile (id 0). See
+/// ``AudioVideoControllerFacade/startLocalVideo(config:)`` and ``DefaultVideoTileController``. ``stop()`` also stops
+/// local video and remote video (so both are off at the next ``start()``, as in Chime).
 ///
 /// Threading: every method may be called from any thread; observers are called on the session's callback queue.
 public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendable {
@@ -21,8 +28,24 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
     private let activeSpeakerDetector: DefaultActiveSpeakerDetector
     /// The session's audio devices: virtual ones (tones, WAV files, recorders) and the machine's ALSA devices.
     public let deviceController: DefaultDeviceController
+    /// Where video requests go: the engine, or a test's fake.
+    private let videoControl: (any SessionVideoControl)?
+    /// The session's tiles, fed by the engine (remote video) and by `localVideo` (the local tile).
+    let videoTileController: DefaultVideoTileController
+    /// The SDK's own camera, which `startLocalVideo()` sends.
+    let camera: DefaultCameraCaptureSource
+    /// The session's sink on the local video source.
+    let localVideo: LocalVideoSender
 
-    init(configuration: MeetingSessionConfiguration, logger: any Logger, callbackQueue: DispatchQueue) {
+    convenience init(configuration: MeetingSessionConfiguration, logger: any Logger, callbackQueue: DispatchQueue) {
+        self.init(configuration: configuration, logger: logger, callbackQueue: callbackQueue, videoControl: nil,
+                  cameras: VirtualVideoDevices.shared, captureEventLoop: CaptureLoop.sharedEventLoop)
+    }
+
+    /// Creates the facade; video requests go to `videoControl` when given (tests), else to the engine. The camera
+    /// captures from `cameras` on `captureEventLoop`.
+    init(configuration: MeetingSessionConfiguration, logger: any Logger, callbackQueue: DispatchQueue,
+         videoControl: (any SessionVideoControl)?, cameras: any CameraDeviceProvider, captureEventLoop: any EventLoop) {
         self.configuration = configuration
         self.logger = logger
         self.callbackQueue = callbackQueue
@@ -51,6 +74,22 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
             self.engine = nil
             self.setupError = error
         }
+        let control = videoControl ?? engine
+        self.videoControl = control
+        let tiles = DefaultVideoTileController(selfAttendeeId: configuration.credentials.attendeeId, control: control,
+                                               callbackQueue: callbackQueue, logger: logger)
+        videoTileController = tiles
+        camera = DefaultCameraCaptureSource(logger: logger, cameras: cameras, eventLoop: captureEventLoop,
+                                            callbackQueue: callbackQueue)
+        devices.useCamera(camera)
+        localVideo = LocalVideoSender(control: control, tiles: tiles, callbackQueue: callbackQueue, logger: logger)
+        engine?.attachRemoteVideo(tiles)
+    }
+
+    deinit {
+        // The local source and the session's sink hold each other: break the cycle, and stop the SDK's camera.
+        localVideo.detach()
+        camera.stop()
     }
 
     /// The signaling URL with the query Chime clients add (`signaling.md` §1.1).
@@ -86,12 +125,128 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
     /// See ``AudioVideoControllerFacade``.
     public func start() throws { try start(audioVideoConfiguration: AudioVideoConfiguration()) }
 
-    /// See ``AudioVideoControllerFacade``.
+    /// See ``AudioVideoControllerFacade``; also stops local video (and the SDK's camera) and remote video.
     public func stop() {
         logger.info(msg: "API/DefaultAudioVideoFacade/stop")
         engine?.stop()
         activeSpeakerDetector.removeAllAttendees()
+        endLocalVideo()
+        videoControl?.setReceivingVideo(false)
     }
+
+    // MARK: Video
+
+    /// See ``AudioVideoControllerFacade/startLocalVideo()``.
+    public func startLocalVideo() throws(PermissionError) {
+        try startLocalVideo(config: LocalVideoConfiguration())
+    }
+
+    /// See ``AudioVideoControllerFacade/startLocalVideo(config:)``.
+    public func startLocalVideo(config: LocalVideoConfiguration) throws(PermissionError) {
+        guard videoAllowed("startLocalVideo") else { return }
+        guard camera.hasCamera else {
+            logger.error(msg: "startLocalVideo: no camera is available (MediaDevice.listVideoDevices() is empty)")
+            throw .videoPermissionError
+        }
+        logger.info(msg: "API/DefaultAudioVideoFacade/startLocalVideo with the SDK's camera")
+        let hint = localVideo.attach(camera)
+        deviceController.setCameraInUse(true)
+        startSending(config: config, hint: hint)
+        camera.start()
+    }
+
+    /// See ``AudioVideoControllerFacade/startLocalVideo(source:)``.
+    public func startLocalVideo(source: any VideoSource) {
+        startLocalVideo(source: source, config: LocalVideoConfiguration())
+    }
+
+    /// See ``AudioVideoControllerFacade/startLocalVideo(source:config:)``.
+    public func startLocalVideo(source: any VideoSource, config: LocalVideoConfiguration) {
+        guard videoAllowed("startLocalVideo(source:)") else { return }
+        logger.info(msg: "API/DefaultAudioVideoFacade/startLocalVideo with a custom source")
+        stopCameraIfInUse()
+        let hint = localVideo.attach(source)
+        startSending(config: config, hint: hint)
+    }
+
+    /// See ``AudioVideoControllerFacade/stopLocalVideo()``.
+    public func stopLocalVideo() {
+        logger.info(msg: "API/DefaultAudioVideoFacade/stopLocalVideo")
+        endLocalVideo()
+    }
+
+    /// See ``AudioVideoControllerFacade/startRemoteVideo()``.
+    public func startRemoteVideo() {
+        logger.info(msg: "API/DefaultAudioVideoFacade/startRemoteVideo")
+        videoControl?.setReceivingVideo(true)
+    }
+
+    /// See ``AudioVideoControllerFacade/stopRemoteVideo()``.
+    public func stopRemoteVideo() {
+        logger.info(msg: "API/DefaultAudioVideoFacade/stopRemoteVideo")
+        videoControl?.setReceivingVideo(false)
+    }
+
+    /// See ``AudioVideoControllerFacade/updateVideoSourceSubscriptions(addedOrUpdated:removed:)``: not implemented
+    /// yet, logs and does nothing.
+    public func updateVideoSourceSubscriptions(addedOrUpdated: [RemoteVideoSource: VideoSubscriptionConfiguration],
+                                               removed: [RemoteVideoSource]) {
+        logger.info(msg: "updateVideoSourceSubscriptions is not implemented yet: every remote video is received")
+    }
+
+    /// False (logged) when the meeting's features disable video.
+    private func videoAllowed(_ call: String) -> Bool {
+        guard configuration.meetingFeatures.videoMaxResolution.sameSize(as: .videoDisabled) else { return true }
+        logger.info(msg: "\(call): video is disabled for this meeting (MeetingFeatures.videoMaxResolution); nothing is sent")
+        return false
+    }
+
+    /// Tells the session to send, with Chime's bitrate rule, and opens the sink's gate.
+    private func startSending(config: LocalVideoConfiguration, hint: VideoContentHint) {
+        let fhd = configuration.meetingFeatures.videoMaxResolution.sameSize(as: .videoResolutionFHD)
+        let maxBitRateKbps = fhd ? VideoBitrateConstants().videoHighResolutionBitrateKbps : config.maxBitRateKbps
+        videoControl?.startSendingVideo(maxBitRateKbps: maxBitRateKbps, screenContent: hint.isScreenContent)
+        localVideo.startSending()
+    }
+
+    /// Stops sending (the local tile goes) and the SDK's camera if in use.
+    private func endLocalVideo() {
+        localVideo.stopSending()
+        videoControl?.stopSendingVideo()
+        stopCameraIfInUse()
+    }
+
+    private func stopCameraIfInUse() {
+        guard deviceController.isCameraInUse else { return }
+        camera.stop()
+        deviceController.setCameraInUse(false)
+    }
+
+    // MARK: VideoTileControllerFacade
+
+    /// See ``VideoTileControllerFacade/bindVideoView(videoView:tileId:)``.
+    public func bindVideoView(videoView: any VideoRenderView, tileId: Int) {
+        videoTileController.bindVideoView(videoView: videoView, tileId: tileId)
+    }
+
+    /// See ``VideoTileControllerFacade/unbindVideoView(tileId:)``.
+    public func unbindVideoView(tileId: Int) { videoTileController.unbindVideoView(tileId: tileId) }
+
+    /// See ``VideoTileControllerFacade/addVideoTileObserver(observer:)``.
+    public func addVideoTileObserver(observer: any VideoTileObserver) {
+        videoTileController.addVideoTileObserver(observer: observer)
+    }
+
+    /// See ``VideoTileControllerFacade/removeVideoTileObserver(observer:)``.
+    public func removeVideoTileObserver(observer: any VideoTileObserver) {
+        videoTileController.removeVideoTileObserver(observer: observer)
+    }
+
+    /// See ``VideoTileControllerFacade/pauseRemoteVideoTile(tileId:)``.
+    public func pauseRemoteVideoTile(tileId: Int) { videoTileController.pauseRemoteVideoTile(tileId: tileId) }
+
+    /// See ``VideoTileControllerFacade/resumeRemoteVideoTile(tileId:)``.
+    public func resumeRemoteVideoTile(tileId: Int) { videoTileController.resumeRemoteVideoTile(tileId: tileId) }
 
     /// See ``DeviceController``: the virtual devices and the machine's ALSA devices.
     public func listAudioDevices() -> [MediaDevice] { deviceController.listAudioDevices() }
@@ -107,9 +262,9 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
     public func removeDeviceChangeObserver(observer: any DeviceChangeObserver) {
         deviceController.removeDeviceChangeObserver(observer: observer)
     }
-    /// See ``DeviceController``: no cameras yet, so this does nothing.
+    /// See ``DeviceController/switchCamera()``: acts on the session's camera.
     public func switchCamera() { deviceController.switchCamera() }
-    /// See ``DeviceController``: no cameras yet, so nil.
+    /// See ``DeviceController/getActiveCamera()``: the session's camera while it is the local source.
     public func getActiveCamera() -> MediaDevice? { deviceController.getActiveCamera() }
 
     /// See ``ActiveSpeakerDetectorFacade``.

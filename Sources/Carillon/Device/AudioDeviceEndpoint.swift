@@ -1,5 +1,5 @@
 /// What a ``MediaDevice`` stands for on this machine: the Linux counterpart of the iOS SDK's
-/// `AVAudioSessionPortDescription`.
+/// `AVAudioSessionPortDescription` for audio devices, and of its `AVCaptureDevice` for cameras.
 ///
 /// A plain value, safe to share.
 enum AudioDeviceEndpoint: Hashable, Sendable, CustomStringConvertible {
@@ -18,11 +18,13 @@ enum AudioDeviceEndpoint: Hashable, Sendable, CustomStringConvertible {
     case virtual(key: String, direction: Direction)
     /// An ALSA PCM device, `hw:<card>,<device>`.
     case alsa(card: Int, device: Int, direction: Direction)
+    /// A camera of a ``VirtualVideoDevices`` registry; `key` is unique within it (for example `y4m:/tmp/a.y4m:4`).
+    case virtualCamera(key: String)
 
-    /// The direction, nil for ``unspecified``.
+    /// The direction of audio, nil for ``unspecified`` and cameras.
     var direction: Direction? {
         switch self {
-        case .unspecified: nil
+        case .unspecified, .virtualCamera: nil
         case .virtual(_, let direction), .alsa(_, _, let direction): direction
         }
     }
@@ -37,6 +39,7 @@ enum AudioDeviceEndpoint: Hashable, Sendable, CustomStringConvertible {
         case .unspecified: "unspecified"
         case .virtual(let key, _): "virtual:\(key)"
         case .alsa(let card, let device, let direction): "alsa:hw:\(card),\(device):\(direction.rawValue)"
+        case .virtualCamera(let key): "camera:\(key)"
         }
     }
 }

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 
 /// The SDK's ``DeviceController`` on Linux: ALSA cards read from `/proc/asound`, plus the virtual devices of a
-/// ``VirtualAudioDevices`` registry.
+/// ``VirtualAudioDevices`` registry; and the camera of the session's own camera capture (see ``switchCamera()``).
 ///
 /// The iOS class is driven by `AVAudioSession` routes and takes `init(audioSession:videoClientController:
 /// eventAnalyticsController:logger:)`; none of those exist here, so it takes the registry and a logger instead.
@@ -51,6 +51,8 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
     private var pollTimer: (any DispatchSourceTimer)?
     private weak var openCapture: ALSACaptureSource?
     private weak var openPlayback: ALSAPlaybackSink?
+    private var camera: DefaultCameraCaptureSource?
+    private var cameraInUse = true
 
     /// Observers and the list they are told about, handed to the callback queue; the observers are app objects,
     /// touched there only, as every observer of the session is.
@@ -139,11 +141,24 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
         updatePolling()
     }
 
-    /// Does nothing: Carillon has no camera capture yet.
-    public func switchCamera() {}
+    /// Moves the session's own camera (the one `startLocalVideo()` sends) to the next listed camera, as
+    /// ``DefaultCameraCaptureSource/switchCamera()`` does; restarts its capture if it runs. Does nothing while local
+    /// video comes from an app's source (`startLocalVideo(source:)`), after `stopLocalVideo()`, and for a controller
+    /// made with the public initializer, which serves no session.
+    public func switchCamera() {
+        guard let camera = lock.withLock({ cameraInUse ? camera : nil }) else {
+            logger.info(msg: "switchCamera: the session's camera is not in use; nothing to switch")
+            return
+        }
+        camera.switchCamera()
+    }
 
-    /// Always nil: Carillon has no camera capture yet.
-    public func getActiveCamera() -> MediaDevice? { nil }
+    /// The camera of the session's own camera capture: its device from the session's creation until local video comes
+    /// from an app's source or stops (as in the Chime SDK, whose flag for "the SDK's camera is in use" starts true),
+    /// and again after `startLocalVideo()`. Nil otherwise, and for a controller made with the public initializer.
+    public func getActiveCamera() -> MediaDevice? {
+        lock.withLock { cameraInUse ? camera : nil }?.device
+    }
 
     /// See ``DeviceController/getActiveAudioDevice()``: the device chosen last while it is still listed, else the
     /// active input, else the active output.
@@ -173,6 +188,21 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
         lock.withLock { selectionChangeHandler = handler }
     }
 
+    /// Makes `camera` the session's own camera, which ``switchCamera()`` and ``getActiveCamera()`` act on; the facade
+    /// calls it once, at its creation.
+    func useCamera(_ camera: DefaultCameraCaptureSource) {
+        lock.withLock { self.camera = camera }
+    }
+
+    /// Whether the session's own camera is the local video source (see ``setCameraInUse(_:)``).
+    var isCameraInUse: Bool { lock.withLock { cameraInUse } }
+
+    /// Tells whether the session's own camera is the local video source (true until an app's source replaces it or
+    /// local video stops; true again after `startLocalVideo()`).
+    func setCameraInUse(_ inUse: Bool) {
+        lock.withLock { cameraInUse = inUse }
+    }
+
     /// Whether the controller is polling for device changes now.
     var isPolling: Bool { lock.withLock { pollTimer != nil } }
 
@@ -200,8 +230,8 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
             } catch {
                 logger.error(msg: "Opening \(device) failed (\(error)): sending silence")
             }
-        case .unspecified:
-            logger.error(msg: "\(device) is bound to no device: sending silence")
+        case .unspecified, .virtualCamera:
+            logger.error(msg: "\(device) is bound to no audio device: sending silence")
         }
         return SilenceAudioSource(format: format)
     }
@@ -229,8 +259,8 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
             } catch {
                 logger.error(msg: "Opening \(device) failed (\(error)): discarding received audio")
             }
-        case .unspecified:
-            logger.error(msg: "\(device) is bound to no device: discarding received audio")
+        case .unspecified, .virtualCamera:
+            logger.error(msg: "\(device) is bound to no audio device: discarding received audio")
         }
         return NullAudioSink(format: format)
     }

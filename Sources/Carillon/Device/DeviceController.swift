@@ -1,4 +1,4 @@
-/// Lists and chooses the session's audio devices, and (on iOS) switches cameras.
+/// Lists and chooses the session's audio devices, and switches the session's camera.
 ///
 /// Threading: every method may be called from any thread.
 public protocol DeviceController: AnyObject {
@@ -16,11 +16,13 @@ public protocol DeviceController: AnyObject {
     /// Removes an observer added with ``addDeviceChangeObserver(observer:)``.
     func removeDeviceChangeObserver(observer: any DeviceChangeObserver)
 
-    /// Switches between the front and back camera of the SDK's own camera capture. Carillon has no camera capture
-    /// yet, so this does nothing.
+    /// Moves the SDK's own camera capture (what `startLocalVideo()` sends) to the next camera
+    /// `MediaDevice.listVideoDevices()` lists (front and back with the default virtual cameras). Does nothing while
+    /// local video comes from an app's source.
     func switchCamera()
 
-    /// The camera the SDK's own camera capture uses; always nil in Carillon, which has no camera capture yet.
+    /// The camera the SDK's own camera capture uses; nil while local video comes from an app's source or after
+    /// `stopLocalVideo()`.
     func getActiveCamera() -> MediaDevice?
 
     /// The audio device chosen last (input or output), or the default input when none was chosen; nil when there is

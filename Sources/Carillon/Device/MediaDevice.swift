@@ -4,8 +4,8 @@
 /// exist on Linux. Their role, telling the controller which physical route a device is, is played by an internal
 /// endpoint (an ALSA `hw:<card>,<device>` PCM, or a virtual device of ``VirtualAudioDevices``). A device made with
 /// ``init(label:type:)`` has no endpoint; ``DeviceController/chooseAudioDevice(mediaDevice:)`` matches it to a
-/// listed device by label and type. The video listing statics (`listVideoDevices`,
-/// `listSupportedVideoCaptureFormats`) belong to camera support, which Carillon does not have yet.
+/// listed device by label and type. Cameras are listed by ``listVideoDevices()``: today the virtual cameras of
+/// ``VirtualVideoDevices/shared`` (this machine kind has no V4L2 camera).
 ///
 /// Equal and hashed by label, type and endpoint. Immutable, safe to share between threads.
 public final class MediaDevice: Hashable, Sendable, CustomStringConvertible {
@@ -41,5 +41,36 @@ public final class MediaDevice: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(label)
         hasher.combine(type)
         hasher.combine(endpoint)
+    }
+}
+
+extension MediaDevice {
+    /// The cameras: those of ``VirtualVideoDevices/shared`` (by default a front and a back pattern camera). V4L2
+    /// cameras are not listed yet.
+    public static func listVideoDevices() -> [MediaDevice] { VirtualVideoDevices.shared.cameras }
+
+    /// The formats `mediaDevice` captures up to 1280x720 (the default meeting cap), at up to 30 fps each, smallest
+    /// first, without duplicates; empty unless it is a listed front or back camera (as on iOS).
+    public static func listSupportedVideoCaptureFormats(mediaDevice: MediaDevice) -> [VideoCaptureFormat] {
+        listSupportedVideoCaptureFormats(mediaDevice: mediaDevice, videoMaxResolution: .videoResolutionHD)
+    }
+
+    /// The formats `mediaDevice` captures within `videoMaxResolution`, at up to 30 fps each (higher rates are listed
+    /// as 30), smallest first, without duplicates; empty unless it is a listed front or back camera (as on iOS).
+    public static func listSupportedVideoCaptureFormats(mediaDevice: MediaDevice,
+                                                        videoMaxResolution: VideoResolution) -> [VideoCaptureFormat] {
+        supportedFormats(of: mediaDevice, in: VirtualVideoDevices.shared, videoMaxResolution: videoMaxResolution)
+    }
+
+    /// ``listSupportedVideoCaptureFormats(mediaDevice:videoMaxResolution:)`` over the cameras of `cameras`.
+    static func supportedFormats(of device: MediaDevice, in cameras: any CameraDeviceProvider,
+                                 videoMaxResolution: VideoResolution) -> [VideoCaptureFormat] {
+        guard device.type == .videoFrontCamera || device.type == .videoBackCamera else { return [] }
+        var seen = Set<VideoCaptureFormat>()
+        return cameras.captureFormats(of: device)
+            .filter { $0.width <= videoMaxResolution.width && $0.height <= videoMaxResolution.height }
+            .map { VideoCaptureFormat(width: $0.width, height: $0.height,
+                                      maxFrameRate: min($0.maxFrameRate, VideoCaptureFormat.maxSupportedFrameRate)) }
+            .filter { seen.insert($0).inserted }
     }
 }
