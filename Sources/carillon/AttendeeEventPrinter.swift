@@ -1,14 +1,15 @@
 import Carillon
 import Foundation
 
-/// Prints one headless attendee's session events, roster changes, active speakers and data messages as readable
-/// lines, and hands volumes to whoever tracks them (printing every volume change would flood the output).
+/// Prints one headless attendee's session events, roster changes, active speakers, data messages and metrics as
+/// readable lines or JSON objects (``EventLine``), and hands volumes to whoever tracks them (printing every volume
+/// change would flood the output).
 ///
 /// Threading: called on the session's serial callback queue; `output` must be safe to call from it.
 final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMessageObserver, ActiveSpeakerObserver,
     MetricsObserver, @unchecked Sendable {
     private let prefix: String
-    private let output: @Sendable (String) -> Void
+    private let line: EventLine
     private let onStop: @Sendable (MeetingSessionStatus) -> Void
     private let onStart: @Sendable (Bool) -> Void
     private let onMessage: @Sendable (DataMessage) -> Void
@@ -24,6 +25,7 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
 
     init(
         prefix: String,
+        json: Bool = false,
         output: @escaping @Sendable (String) -> Void = { StandardOutput.line($0) },
         onStart: @escaping @Sendable (Bool) -> Void = { _ in },
         onStop: @escaping @Sendable (MeetingSessionStatus) -> Void = { _ in },
@@ -33,7 +35,7 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
         onActiveSpeakers: @escaping @Sendable ([String]) -> Void = { _ in }
     ) {
         self.prefix = prefix
-        self.output = output
+        self.line = EventLine(json: json, output: output)
         self.onStart = onStart
         self.onStop = onStop
         self.onMessage = onMessage
@@ -42,7 +44,13 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
         self.onActiveSpeakers = onActiveSpeakers
     }
 
-    private func say(_ text: String) { output("\(prefix)\(text)") }
+    private func say(_ event: String, _ fields: [String: any Sendable], _ text: String) {
+        line.emit(event, fields, text: "\(prefix)\(text)")
+    }
+
+    private func say(_ event: String, _ text: String) { say(event, [:], text) }
+
+    private func people(_ attendees: [AttendeeInfo]) -> [String] { attendees.map(\.externalUserId).sorted() }
 
     private func names(_ attendees: [AttendeeInfo]) -> String {
         attendees.map(\.externalUserId).sorted().joined(separator: ", ")
@@ -51,26 +59,29 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
     // MARK: AudioVideoObserver
 
     func audioSessionDidStartConnecting(reconnecting: Bool) {
-        say(reconnecting ? "reconnecting..." : "connecting...")
+        say("connecting", ["reconnecting": reconnecting], reconnecting ? "reconnecting..." : "connecting...")
     }
 
     func audioSessionDidStart(reconnecting: Bool) {
-        say(reconnecting ? "reconnected" : "in the meeting")
+        say("started", ["reconnecting": reconnecting], reconnecting ? "reconnected" : "in the meeting")
         onStart(reconnecting)
     }
 
-    func audioSessionDidDrop() { say("connection dropped") }
+    func audioSessionDidDrop() { say("dropped", "connection dropped") }
 
     func audioSessionDidStopWithStatus(sessionStatus: MeetingSessionStatus) {
-        say("session stopped (\(sessionStatus.statusCode))")
+        say("stopped", ["status": "\(sessionStatus.statusCode)"], "session stopped (\(sessionStatus.statusCode))")
         onStop(sessionStatus)
     }
 
-    func audioSessionDidCancelReconnect() { say("gave up reconnecting") }
-    func connectionDidRecover() { say("connection recovered") }
-    func connectionDidBecomePoor() { say("connection became poor") }
+    func audioSessionDidCancelReconnect() { say("cancelledReconnect", "gave up reconnecting") }
+    func connectionDidRecover() { say("connectionRecovered", "connection recovered") }
+    func connectionDidBecomePoor() { say("connectionPoor", "connection became poor") }
     func videoSessionDidStartConnecting() {}
-    func videoSessionDidStartWithStatus(sessionStatus: MeetingSessionStatus) {}
+    func videoSessionDidStartWithStatus(sessionStatus: MeetingSessionStatus) {
+        guard sessionStatus.statusCode != .ok else { return }
+        say("videoStarted", ["status": "\(sessionStatus.statusCode)"], "video: \(sessionStatus.statusCode)")
+    }
     func videoSessionDidStopWithStatus(sessionStatus: MeetingSessionStatus) {}
     func remoteVideoSourcesDidBecomeAvailable(sources: [RemoteVideoSource]) {}
     func remoteVideoSourcesDidBecomeUnavailable(sources: [RemoteVideoSource]) {}
@@ -82,27 +93,27 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
     func signalStrengthDidChange(signalUpdates: [SignalUpdate]) {}
 
     func attendeesDidJoin(attendeeInfo: [AttendeeInfo]) {
-        say("joined: \(names(attendeeInfo))")
+        say("joined", ["attendees": people(attendeeInfo)], "joined: \(names(attendeeInfo))")
         onRoster(.joined(attendeeInfo))
     }
 
     func attendeesDidLeave(attendeeInfo: [AttendeeInfo]) {
-        say("left: \(names(attendeeInfo))")
+        say("left", ["attendees": people(attendeeInfo)], "left: \(names(attendeeInfo))")
         onRoster(.left(attendeeInfo))
     }
 
     func attendeesDidDrop(attendeeInfo: [AttendeeInfo]) {
-        say("dropped: \(names(attendeeInfo))")
+        say("dropped", ["attendees": people(attendeeInfo)], "dropped: \(names(attendeeInfo))")
         onRoster(.dropped(attendeeInfo))
     }
 
     func attendeesDidMute(attendeeInfo: [AttendeeInfo]) {
-        say("muted: \(names(attendeeInfo))")
+        say("muted", ["attendees": people(attendeeInfo)], "muted: \(names(attendeeInfo))")
         onRoster(.muted(attendeeInfo))
     }
 
     func attendeesDidUnmute(attendeeInfo: [AttendeeInfo]) {
-        say("unmuted: \(names(attendeeInfo))")
+        say("unmuted", ["attendees": people(attendeeInfo)], "unmuted: \(names(attendeeInfo))")
         onRoster(.unmuted(attendeeInfo))
     }
 
@@ -112,7 +123,8 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
 
     func activeSpeakerDidDetect(attendeeInfo: [AttendeeInfo]) {
         let names = attendeeInfo.map(\.externalUserId)
-        say(names.isEmpty ? "active speakers: none" : "active speakers: \(names.joined(separator: ", "))")
+        say("activeSpeakers", ["attendees": names],
+            names.isEmpty ? "active speakers: none" : "active speakers: \(names.joined(separator: ", "))")
         onActiveSpeakers(names)
     }
 
@@ -123,7 +135,8 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
             guard let metric = key.base as? ObservableMetric, let number = value as? Double else { return nil }
             return (metric, number)
         }.sorted { $0.0.rawValue < $1.0.rawValue }
-        say("metrics: " + values.map { String(format: "%@ %.1f", $0.0.description, $0.1) }.joined(separator: ", "))
+        say("metrics", Dictionary(uniqueKeysWithValues: values.map { ($0.0.description, $0.1 as any Sendable) }),
+            "metrics: " + values.map { String(format: "%@ %.1f", $0.0.description, $0.1) }.joined(separator: ", "))
     }
 
     // MARK: DataMessageObserver
@@ -131,7 +144,8 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
     func dataMessageDidReceived(dataMessage: DataMessage) {
         let text = dataMessage.text() ?? "<\(dataMessage.data.count) bytes>"
         let sender = dataMessage.senderExternalUserId.isEmpty ? dataMessage.senderAttendeeId : dataMessage.senderExternalUserId
-        say(dataMessage.throttled
+        say("dataMessage", ["topic": dataMessage.topic, "from": sender, "text": text, "throttled": dataMessage.throttled],
+            dataMessage.throttled
             ? "message on \(dataMessage.topic) was throttled by the server: \(text)"
             : "message on \(dataMessage.topic) from \(sender): \(text)")
         onMessage(dataMessage)

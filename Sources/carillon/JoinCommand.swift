@@ -1,14 +1,16 @@
 import ArgumentParser
 import Carillon
+import CarillonCodecs
 import CarillonProtocol
 import Foundation
+import Synchronization
 import UnixSignals
 
 /// `carillon join`: creates an attendee through the REST API and stays in the meeting as a headless attendee.
 struct JoinCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "join",
-        abstract: "Join a meeting as a headless attendee: prints roster and data messages, sends stdin lines."
+        abstract: "Join a meeting as a headless attendee: prints roster and data messages, sends stdin lines, sends and records audio and video."
     )
 
     @OptionGroup var options: EndpointOptions
@@ -44,13 +46,71 @@ struct JoinCommand: AsyncParsableCommand {
     @Flag(help: "Print the audio metrics (send and receive packet loss, %) once a second.")
     var metrics = false
 
+    @Option(name: .customLong("video-in"),
+            help: "Send video: pattern[:COLOR] (a moving 640x360 pattern at 15 fps with a frame counter; COLOR is one of red, green, blue, yellow, magenta, cyan, orange, purple) or FILE.y4m (4:2:0, looped).")
+    var videoIn: String?
+
+    @Option(name: .customLong("video-size"), help: "Size of the --video-in pattern, WIDTHxHEIGHT.")
+    var videoSize: String = "640x360"
+
+    @Option(name: .customLong("video-out"),
+            help: "Receive video and write each remote tile's frames to DIR/<ExternalUserId>.y4m (-2, -3, ... after a size change).")
+    var videoOut: String?
+
+    @Flag(help: "Print every event as one JSON object per line (and videoStats once a second per remote tile).")
+    var json = false
+
     @Option(help: "Leave after this many seconds.")
     var duration: Double?
 
     func validate() throws {
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        guard Self.size(videoSize) != nil else { throw ValidationError("--video-size must be WIDTHxHEIGHT, e.g. 320x180") }
+        if let videoIn { _ = try Self.videoSource(videoIn, name: name, size: (640, 360), check: true) }
+        if let videoOut {
+            var directory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: videoOut, isDirectory: &directory), directory.boolValue else {
+                throw ValidationError("--video-out \(videoOut) is not a directory")
+            }
+        }
         guard DataMessageTopic.isValid(topic) else { throw ValidationError("--topic must match ^[a-zA-Z0-9_-]{1,36}$") }
         guard lifetimeMs >= 0 else { throw ValidationError("--lifetime-ms must not be negative") }
+    }
+
+    /// The source `--video-in` names; with `check`, only validates (nothing is opened for long).
+    /// `WIDTHxHEIGHT` as numbers.
+    static func size(_ text: String) -> (width: Int, height: Int)? {
+        let parts = text.split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts.allSatisfy({ (16...4096).contains($0) }) else { return nil }
+        return (parts[0], parts[1])
+    }
+
+    static func videoSource(_ specification: String, name: String, size: (width: Int, height: Int),
+                            check: Bool = false) throws -> (any VideoCaptureSource)? {
+        if specification == "pattern" || specification.hasPrefix("pattern:") {
+            let palette = VideoTestPattern.Color.palette
+            let color: VideoTestPattern.Color
+            if let requested = specification.split(separator: ":", maxSplits: 1).dropFirst().first {
+                guard let named = palette.first(where: { $0.name == requested.lowercased() }) else {
+                    throw ValidationError("--video-in \(specification): unknown colour; use one of "
+                                          + palette.map(\.name).joined(separator: ", "))
+                }
+                color = named
+            } else {
+                // Each bot its own colour, the same on every run.
+                color = palette[name.utf8.reduce(0) { $0 + Int($1) } % palette.count]
+            }
+            return check ? nil : try PatternVideoSource(color: color, width: size.width, height: size.height)
+        }
+        guard specification.hasSuffix(".y4m") else {
+            throw ValidationError("--video-in \(specification): use pattern[:COLOR] or a .y4m file")
+        }
+        do {
+            let source = try Y4MFileVideoSource(path: specification)
+            return check ? nil : source
+        } catch {
+            throw ValidationError("--video-in \(specification): \(error)")
+        }
     }
 
     func run() async throws {
@@ -80,20 +140,54 @@ struct JoinCommand: AsyncParsableCommand {
         }
         let events = AsyncStream.makeStream(of: BotEvent.self)
         let mute = self.mute
+        // Attendee id to ExternalUserId, from the roster, for naming tiles and their files.
+        let names = Mutex<[String: String]>([:])
         let printer = AttendeeEventPrinter(
             prefix: "",
+            json: json,
             onStart: { reconnecting in
                 if mute && !reconnecting { _ = session.audioVideo.realtimeLocalMute() }
             },
-            onStop: { status in events.continuation.yield(.stopped(status)) }
+            onStop: { status in events.continuation.yield(.stopped(status)) },
+            onRoster: { change in
+                guard case .joined(let attendees) = change else { return }
+                names.withLock { names in for attendee in attendees { names[attendee.attendeeId] = attendee.externalUserId } }
+            }
         )
         session.audioVideo.addAudioVideoObserver(observer: printer)
         session.audioVideo.addRealtimeObserver(observer: printer)
         session.audioVideo.addActiveSpeakerObserver(policy: DefaultActiveSpeakerPolicy(), observer: printer)
         session.audioVideo.addRealtimeDataMessageObserver(topic: topic, observer: printer)
         if metrics { session.audioVideo.addMetricsObserver(observer: printer) }
-        StandardOutput.line("joining meeting \(configuration.meetingId) as \(name) (attendee \(configuration.credentials.attendeeId))")
+        let line = EventLine(json: json) { StandardOutput.line($0) }
+        var recorder: TileRecorder?
+        if videoOut != nil || json, let facade = session.audioVideo as? DefaultAudioVideoFacade {
+            let tiles = TileRecorder(facade: facade, directory: videoOut, line: line) { id in
+                names.withLock { $0[id] } ?? id
+            }
+            session.audioVideo.addVideoTileObserver(observer: tiles)
+            recorder = tiles
+        }
+        line.emit("joining", ["meeting": configuration.meetingId, "name": name,
+                              "attendee": configuration.credentials.attendeeId],
+                  text: "joining meeting \(configuration.meetingId) as \(name) (attendee \(configuration.credentials.attendeeId))")
         try session.audioVideo.start()
+        var camera: (any VideoCaptureSource)?
+        if let videoIn {
+            camera = try Self.videoSource(videoIn, name: name, size: Self.size(videoSize) ?? (640, 360))
+            if let camera {
+                session.audioVideo.startLocalVideo(source: camera)
+                camera.start()
+            }
+        }
+        if recorder != nil { session.audioVideo.startRemoteVideo() }
+        let statistics = Task { [recorder, json] in
+            guard json, let recorder, let facade = session.audioVideo as? DefaultAudioVideoFacade else { return }
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(1))
+                recorder.report(statistics: facade.remoteVideoStatistics(), seconds: 1)
+            }
+        }
 
         let topic = self.topic, lifetimeMs = self.lifetimeMs
         let input = Thread {
@@ -120,6 +214,7 @@ struct JoinCommand: AsyncParsableCommand {
         defer {
             timer.cancel()
             signals.cancel()
+            statistics.cancel()
         }
 
         var status: MeetingSessionStatus?
@@ -134,6 +229,16 @@ struct JoinCommand: AsyncParsableCommand {
                 status = final
             }
             if status != nil { break }
+        }
+        camera?.stop()
+        if let recorder {
+            session.audioVideo.removeVideoTileObserver(observer: recorder)
+            recorder.close()
+            if !json {
+                for (attendee, counts) in recorder.framesByAttendee.sorted(by: { $0.key < $1.key }) {
+                    StandardOutput.line("video from \(attendee): \(counts.frames) frames, last \(counts.width)x\(counts.height)")
+                }
+            }
         }
         session.audioVideo.removeAudioVideoObserver(observer: printer)
         session.audioVideo.removeRealtimeObserver(observer: printer)

@@ -374,6 +374,8 @@ final class VirtualMeeting {
                 attendee.played.append(frame)
             case .remoteVideoFrame(let image, _, let videoId, let attendeeId):
                 attendee.receivedVideo(image, videoId: videoId, from: attendeeId, at: now)
+            case .videoStatistics:
+                break
             case .metrics(let metrics):
                 attendee.metrics.append(metrics)
             case .clientMetric(let frame):

@@ -187,6 +187,12 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         videoControl?.setReceivingVideo(false)
     }
 
+    /// The received remote videos' counters as of the last second (a Carillon addition; empty before the session
+    /// receives video). Safe from any thread.
+    public func remoteVideoStatistics() -> [RemoteVideoStatistics] {
+        engine?.remoteVideoStatistics ?? []
+    }
+
     /// See ``AudioVideoControllerFacade/updateVideoSourceSubscriptions(addedOrUpdated:removed:)``: not implemented
     /// yet, logs and does nothing.
     public func updateVideoSourceSubscriptions(addedOrUpdated: [RemoteVideoSource: VideoSubscriptionConfiguration],

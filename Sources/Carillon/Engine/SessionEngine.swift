@@ -25,6 +25,8 @@ final class SessionEngine: @unchecked Sendable {
     private let callbackQueue: DispatchQueue
     private let logger: any Logger
     private let mirror = Mutex(Mirror())
+    /// The received videos' counters as of the last second, for any thread.
+    private let videoStatistics = Mutex<[RemoteVideoStatistics]>([])
 
     // Confined to `eventLoop`.
     private var core: SignalingSessionCore
@@ -124,6 +126,9 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
     func stop() { eventLoop.execute { self.apply { $0.stop(now: $1) } } }
+
+    /// The received videos' counters as of the last second.
+    var remoteVideoStatistics: [RemoteVideoStatistics] { videoStatistics.withLock { $0 } }
 
     /// Where remote video goes (the tile controller); set once by the facade before `start`.
     private(set) var remoteVideoSink: (any RemoteVideoFrameSink)?
@@ -265,6 +270,8 @@ final class SessionEngine: @unchecked Sendable {
                 media?.socket.sendRTCP(compound)
             case .play(let frame):
                 devices?.output.write(frame)
+            case .videoStatistics(let statistics):
+                videoStatistics.withLock { $0 = statistics }
             case .remoteVideoFrame(let image, let timestamp, let videoId, let attendeeId):
                 guard let sink = remoteVideoSink else { continue }
                 callbackQueue.async {

@@ -18,6 +18,8 @@ enum SessionMediaEffect: Sendable, Equatable {
     case play(AudioFrame)
     /// Show a decoded frame of remote video `videoId` (nil: that video ended).
     case remoteVideoFrame(I420Image?, timestampNanoseconds: Int64, videoId: Int, attendeeId: String)
+    /// The received videos' counters, once a second.
+    case videoStatistics([RemoteVideoStatistics])
     /// Hand the second's metrics to the metrics observers.
     case metrics([ObservableMetric: Double])
     /// Send this CLIENT_METRIC frame on signaling (``SignalingSessionCore/clientMetric(_:now:)``).

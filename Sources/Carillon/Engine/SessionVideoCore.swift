@@ -92,6 +92,8 @@ final class SessionVideoCore {
         var needsKeyFrame = false
         var lastKeyFrameRequest: NIODeadline?
         var framesDecoded = 0
+        var bytesReceived = 0
+        var lastSize: (width: Int, height: Int) = (0, 0)
     }
 
     private var sender: Sender?
@@ -122,6 +124,15 @@ final class SessionVideoCore {
     /// The frame assembly counters per received video id (skipped frames, key-frame requests).
     var assemblyStatistics: [Int: VP8FrameAssembler.Statistics] {
         Dictionary(uniqueKeysWithValues: receivers.values.map { ($0.track.videoId, $0.assembler.statistics) })
+    }
+
+    /// What each received video got so far, by video id.
+    var receiveStatistics: [RemoteVideoStatistics] {
+        receivers.values.map {
+            RemoteVideoStatistics(videoId: $0.track.videoId, attendeeId: $0.track.attendeeId,
+                                  bytesReceived: $0.bytesReceived, framesDecoded: $0.framesDecoded,
+                                  width: $0.lastSize.width, height: $0.lastSize.height)
+        }.sorted { $0.videoId < $1.videoId }
     }
 
     /// When ``tick(now:)`` is next due.
@@ -287,6 +298,7 @@ final class SessionVideoCore {
             ssrc = mediaSSRC
         }
         guard var receiver = receivers[ssrc], media.payloadType == receiver.track.payloadType else { return [] }
+        receiver.bytesReceived += packet.payload.count
         receiver.nack.received(sequenceNumber: media.sequenceNumber, now: now)
         receiver.statistics.record(sequenceNumber: media.sequenceNumber, rtpTimestamp: media.timestamp, arrival: now)
         var effects: [SessionMediaEffect] = []
@@ -297,6 +309,7 @@ final class SessionVideoCore {
                 guard let image = try receiver.decoder?.decode(frame.data) else { continue }
                 receiver.needsKeyFrame = false
                 receiver.framesDecoded += 1
+                receiver.lastSize = (image.width, image.height)
                 effects.append(.remoteVideoFrame(image, timestampNanoseconds: frame.firstArrival.uptimeNanoseconds.toInt64,
                                                  videoId: receiver.track.videoId, attendeeId: receiver.track.attendeeId))
             } catch {
@@ -378,6 +391,7 @@ final class SessionVideoCore {
             let next = due + Self.reportInterval
             nextReport = next > now ? next : now + Self.reportInterval
             effects += reports(now: now)
+            effects.append(.videoStatistics(receiveStatistics))
         }
         return effects
     }

@@ -1,0 +1,26 @@
+/// What one received remote video got so far: a Carillon addition (the iOS SDK has no per-tile statistics), for
+/// bots and recorders that report what they receive.
+public struct RemoteVideoStatistics: Sendable, Equatable {
+    /// The video's id, which is its tile's id.
+    public var videoId: Int
+    /// Whose video it is.
+    public var attendeeId: String
+    /// RTP payload bytes received (retransmissions included).
+    public var bytesReceived: Int
+    /// Frames decoded.
+    public var framesDecoded: Int
+    /// The size of the last decoded frame (0 before the first).
+    public var width: Int
+    /// The size of the last decoded frame (0 before the first).
+    public var height: Int
+
+    /// Creates statistics.
+    public init(videoId: Int, attendeeId: String, bytesReceived: Int, framesDecoded: Int, width: Int, height: Int) {
+        self.videoId = videoId
+        self.attendeeId = attendeeId
+        self.bytesReceived = bytesReceived
+        self.framesDecoded = framesDecoded
+        self.width = width
+        self.height = height
+    }
+}
