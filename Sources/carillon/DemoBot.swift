@@ -1,4 +1,5 @@
 import Carillon
+import CarillonCodecs
 import CarillonProtocol
 import Foundation
 import Synchronization
@@ -16,6 +17,8 @@ final class DemoBot: Sendable {
         var joinLatency: Duration?
         var volumes: [String: VolumeLevel] = [:]
         var activeSpeakers: [String] = []
+        /// Attendee id to external user id, for naming video tiles.
+        var names: [String: String] = [:]
     }
 
     let name: String
@@ -26,6 +29,10 @@ final class DemoBot: Sendable {
     let recording: URL
     private let seen = Mutex(Seen())
     private let printer: Mutex<AttendeeEventPrinter?> = Mutex(nil)
+    /// The camera: a 320x180 pattern at 15 fps in the attendee's colour.
+    private let camera: Mutex<PatternVideoSource?> = Mutex(nil)
+    /// What the attendee receives of the others' video.
+    private let tiles: Mutex<TileRecorder?> = Mutex(nil)
 
     private init(name: String, session: DefaultMeetingSession, tone: Double, recording: URL) {
         self.name = name
@@ -44,6 +51,12 @@ final class DemoBot: Sendable {
     /// The active speakers as this attendee's detector ranks them.
     var activeSpeakers: [String] { seen.withLock { $0.activeSpeakers } }
 
+    /// Frames received so far per remote attendee (external user id), with the last size.
+    var videoReceived: [String: (frames: Int, width: Int, height: Int)] { tiles.withLock { $0?.framesByAttendee ?? [:] } }
+
+    /// Stops the camera (before leaving).
+    func stopCamera() { camera.withLock { $0?.stop() } }
+
     /// Whether this attendee hears `others` speaking (a volume above "not speaking").
     func hearsSpeaking(_ others: [String]) -> Bool {
         let volumes = self.volumes
@@ -58,6 +71,7 @@ final class DemoBot: Sendable {
         meetingId: String,
         client: ControlAPIClient,
         tone: Double,
+        color: VideoTestPattern.Color,
         recording: URL,
         log: DemoLog
     ) async throws -> DemoBot {
@@ -83,7 +97,9 @@ final class DemoBot: Sendable {
             onMessage: { [weak bot] message in bot?.seen.withLock { $0.messages.append(message) } },
             onRoster: { [weak bot] change in bot?.seen.withLock { seen in
                 switch change {
-                case .joined(let who): seen.roster.formUnion(who.map(\.externalUserId))
+                case .joined(let who):
+                    seen.roster.formUnion(who.map(\.externalUserId))
+                    for attendee in who { seen.names[attendee.attendeeId] = attendee.externalUserId }
                 case .left(let who), .dropped(let who): seen.roster.subtract(who.map(\.externalUserId))
                 case .muted(let who): seen.muted.formUnion(who.map(\.externalUserId))
                 case .unmuted(let who): seen.muted.subtract(who.map(\.externalUserId))
@@ -100,6 +116,19 @@ final class DemoBot: Sendable {
         session.audioVideo.addActiveSpeakerObserver(policy: DefaultActiveSpeakerPolicy(), observer: printer)
         session.audioVideo.addRealtimeDataMessageObserver(topic: "chat", observer: printer)
         try session.audioVideo.start()
+        if let facade = session.audioVideo as? DefaultAudioVideoFacade {
+            let recorder = TileRecorder(facade: facade, directory: nil,
+                                        line: EventLine(json: false) { [name] line in log.say(name, line) }) { [weak bot] id in
+                bot?.seen.withLock { $0.names[id] } ?? id
+            }
+            bot.tiles.withLock { $0 = recorder }
+            session.audioVideo.addVideoTileObserver(observer: recorder)
+            let camera = try PatternVideoSource(color: color, width: 320, height: 180, fps: 15)
+            bot.camera.withLock { $0 = camera }
+            session.audioVideo.startLocalVideo(source: camera)
+            camera.start()
+            session.audioVideo.startRemoteVideo()
+        }
         return bot
     }
 }

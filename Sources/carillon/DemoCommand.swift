@@ -46,9 +46,11 @@ struct DemoCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         func join(_ index: Int) async throws -> DemoBot {
             let (name, tone) = Self.tones[index]
-            log.say("demo", "\(name) speaks a \(Int(tone)) Hz tone")
+            let color = VideoTestPattern.Color.palette[index]
+            log.say("demo", "\(name) speaks a \(Int(tone)) Hz tone and shows a \(color) camera")
             return try await DemoBot.join(name: name, meeting: meeting, meetingId: meetingId, client: client, tone: tone,
-                                          recording: directory.appendingPathComponent("\(name).wav"), log: log)
+                                          color: color, recording: directory.appendingPathComponent("\(name).wav"),
+                                          log: log)
         }
         var first: [DemoBot] = []
         for index in 0..<3 { first.append(try await join(index)) }
@@ -89,9 +91,20 @@ struct DemoCommand: AsyncParsableCommand {
         }
         try await log.step("everyone sees dave", timeout: timeout) { bots.allSatisfy { $0.roster.count == 4 } }
         try await log.step("dave hears alice, bob and carol", timeout: timeout) { dave.hearsSpeaking(["alice", "bob", "carol"]) }
-        // Two more seconds of the four talking, for the recordings.
+        try await log.step("everyone receives the other three cameras", timeout: timeout) {
+            bots.allSatisfy { bot in
+                let received = bot.videoReceived
+                return bots.filter { $0 !== bot }.allSatisfy { (received[$0.name]?.frames ?? 0) > 15 }
+            }
+        }
+        // Two more seconds of the four talking and showing, for the recordings and the frame rates.
+        let before = bots.map(\.videoReceived)
+        let measured = ContinuousClock.now
         try await Task.sleep(for: .seconds(2))
+        let after = bots.map(\.videoReceived)
+        let seconds = measured.duration(to: .now).seconds
 
+        for bot in bots { bot.stopCamera() }
         for bot in bots { bot.session.audioVideo.stop() }
         try await log.step("everyone left cleanly", timeout: timeout) {
             bots.allSatisfy { $0.stopStatus?.statusCode == .ok }
@@ -104,6 +117,14 @@ struct DemoCommand: AsyncParsableCommand {
         for bot in bots {
             let joinMs = bot.joinLatency.map { String(format: "%.1f ms", Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000) } ?? "-"
             StandardOutput.line("  \(bot.name.padding(toLength: 6, withPad: " ", startingAt: 0))        join \(joinMs), \(bot.messages.count) message(s) received, stopped with \(bot.stopStatus.map { "\($0.statusCode)" } ?? "-")")
+        }
+        StandardOutput.line("  video         each sends a 320x180 pattern at 15 fps; received over the last \(String(format: "%.1f", seconds)) s:")
+        for (index, bot) in bots.enumerated() {
+            let received = after[index].sorted { $0.key < $1.key }.map { name, counts in
+                let fps = Double(counts.frames - (before[index][name]?.frames ?? 0)) / seconds
+                return String(format: "%@ %d frames %.1f fps %dx%d", name, counts.frames, fps, counts.width, counts.height)
+            }
+            StandardOutput.line("    \(bot.name.padding(toLength: 10, withPad: " ", startingAt: 0))\(received.joined(separator: ", "))")
         }
         StandardOutput.line("  recordings    \(directory.path)")
         for bot in bots {
