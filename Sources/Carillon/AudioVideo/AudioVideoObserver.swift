@@ -3,7 +3,8 @@
 /// "Started" means the meeting accepted the JOIN and audio flows (ICE and DTLS completed on the server's media port);
 /// "dropped" means the signaling or media connection was lost, or no audio arrived for 25 s, and a reconnect
 /// follows. Poor and recovered follow the received audio (under half of the expected packets over 15 s is poor;
-/// `policies.md` §5.5). The video callbacks are not called yet.
+/// `policies.md` §5.5). Of the video callbacks, `videoSessionDidStartConnecting` and `videoSessionDidStopWithStatus` are
+/// not called yet.
 public protocol AudioVideoObserver: AnyObject {
     /// The session is connecting; `reconnecting` is true after a drop (Carillon reports this, unlike the iOS SDK).
     func audioSessionDidStartConnecting(reconnecting: Bool)
@@ -22,14 +23,15 @@ public protocol AudioVideoObserver: AnyObject {
     func connectionDidBecomePoor()
     /// The video session is connecting (not called yet).
     func videoSessionDidStartConnecting()
-    /// The video session started (not called yet).
+    /// The video side started with the session (`.ok`), or the server refused this attendee's video because the
+    /// meeting has its 25 video senders (`.videoAtCapacityViewOnly`; receiving still works).
     func videoSessionDidStartWithStatus(sessionStatus: MeetingSessionStatus)
     /// The video session stopped (not called yet).
     func videoSessionDidStopWithStatus(sessionStatus: MeetingSessionStatus)
-    /// Remote video sources appeared (not called yet).
+    /// Attendees' video appeared in the meeting (one object per attendee, the same while it stays available).
     func remoteVideoSourcesDidBecomeAvailable(sources: [RemoteVideoSource])
-    /// Remote video sources went away (not called yet).
+    /// Attendees' video went away (the objects handed out when it appeared).
     func remoteVideoSourcesDidBecomeUnavailable(sources: [RemoteVideoSource])
-    /// Whether this attendee may send video changed (not called yet).
+    /// Whether this attendee may start sending video changed (the meeting reached or left its sender limit).
     func cameraSendAvailabilityDidChange(available: Bool)
 }
