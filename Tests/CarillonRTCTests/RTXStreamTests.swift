@@ -62,4 +62,18 @@ import Testing
         // Too old to be worth resending.
         #expect(history.packet(sequenceNumber: 3, now: now + .seconds(2)) == nil)
     }
+
+    @Test func aParsedRTXPacketUnwrapsWithoutItsPayloadCopied() throws {
+        var stream = RTXStream(ssrc: 0x2222, payloadTypes: [96: 97], firstSequenceNumber: 40)
+        let original = RTPPacket(marker: true, payloadType: 96, sequenceNumber: 1_234, timestamp: 99, ssrc: 0x1111,
+                                 extensions: [(id: 3, value: [0, 7])], payload: [9, 8, 7, 6][...])
+        let wrapping = stream.wrap(original.serialized())
+        let wrapped = try #require(wrapping)
+        let parsed = try RTPPacket(parsing: wrapped)
+        let restored = try #require(RTXStream.unwrap(parsed, mediaSSRC: 0x1111, mediaPayloadType: 96))
+        #expect(restored == original)
+        // Padding (a payload of the sequence number only) restores nothing.
+        let padding = RTPPacket(payloadType: 97, sequenceNumber: 41, timestamp: 99, ssrc: 0x2222, payload: [4, 210][...])
+        #expect(RTXStream.unwrap(padding, mediaSSRC: 0x1111, mediaPayloadType: 96) == nil)
+    }
 }

@@ -289,12 +289,10 @@ final class SessionVideoCore {
         var media = packet
         var ssrc = packet.ssrc
         if let mediaSSRC = rtxToMedia[packet.ssrc] {
-            // RTX (RFC 4588): the original sequence number leads the payload; an empty one is padding.
-            guard packet.payload.count > 2, let track = receivers[mediaSSRC]?.track else { return [] }
-            let start = packet.payload.startIndex
-            media = RTPPacket(marker: packet.marker, payloadType: track.payloadType,
-                              sequenceNumber: UInt16(packet.payload[start]) << 8 | UInt16(packet.payload[start + 1]),
-                              timestamp: packet.timestamp, ssrc: mediaSSRC, payload: packet.payload.dropFirst(2))
+            guard let track = receivers[mediaSSRC]?.track,
+                  let original = RTXStream.unwrap(packet, mediaSSRC: mediaSSRC, mediaPayloadType: track.payloadType)
+            else { return [] }
+            media = original
             ssrc = mediaSSRC
         }
         guard var receiver = receivers[ssrc], media.payloadType == receiver.track.payloadType else { return [] }

@@ -61,4 +61,16 @@ public struct RTXStream: Sendable {
         packet += rtx[(osnAt + 2)..<header.payloadRange.upperBound]
         return packet
     }
+
+    /// Restores the original of an already parsed RTX packet without copying its payload: the original sequence
+    /// number from the payload's first two bytes, `mediaSSRC` and `mediaPayloadType`; extensions carried over. Nil
+    /// for an RTX payload of two bytes or fewer (padding used for probing carries nothing).
+    public static func unwrap(_ rtx: RTPPacket, mediaSSRC: UInt32, mediaPayloadType: UInt8) -> RTPPacket? {
+        guard rtx.payload.count > 2 else { return nil }
+        let start = rtx.payload.startIndex
+        return RTPPacket(marker: rtx.marker, payloadType: mediaPayloadType,
+                         sequenceNumber: UInt16(rtx.payload[start]) << 8 | UInt16(rtx.payload[start + 1]),
+                         timestamp: rtx.timestamp, ssrc: mediaSSRC, csrcs: rtx.csrcs, extensions: rtx.extensions,
+                         payload: rtx.payload.dropFirst(2))
+    }
 }

@@ -194,15 +194,13 @@ struct MeetingVideoRouter {
         }
         var media = packet
         if packet.payloadType == uplink.negotiated.rtxPayloadType {
-            // RTX (RFC 4588): the original sequence number leads the payload; an empty one is padding.
-            guard let ssrc = uplink.ssrc, packet.payload.count > 2 else {
+            guard let ssrc = uplink.ssrc,
+                  let original = RTXStream.unwrap(packet, mediaSSRC: ssrc, mediaPayloadType: uplink.negotiated.payloadType)
+            else {
                 members[id]?.uplink = uplink
                 return []
             }
-            let start = packet.payload.startIndex
-            media = RTPPacket(marker: packet.marker, payloadType: uplink.negotiated.payloadType,
-                              sequenceNumber: UInt16(packet.payload[start]) << 8 | UInt16(packet.payload[start + 1]),
-                              timestamp: packet.timestamp, ssrc: ssrc, payload: packet.payload.dropFirst(2))
+            media = original
         } else if uplink.ssrc != packet.ssrc {
             // An SSRC the offer declared is the only one taken; otherwise the newest stream is the camera.
             guard uplink.negotiated.ssrc == nil else {
