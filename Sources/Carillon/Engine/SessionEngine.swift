@@ -415,8 +415,11 @@ final class SessionEngine: @unchecked Sendable {
         case .rtcp(let packets):
             let now = readTime()
             mediaCore.received(rtcp: packets, now: now)
-            if videoCore.isSending {
-                perform(videoCore.received(rtcp: packets, now: now.monotonic), now: now)
+            // The video core takes feedback about what it sends and the server's sender reports about what it
+            // receives (echoed so the server measures its round trip).
+            let effects = videoCore.received(rtcp: packets, now: now.monotonic)
+            if !effects.isEmpty {
+                perform(effects, now: now)
                 rescheduleTimer()
             }
         case .failed(let failure):
