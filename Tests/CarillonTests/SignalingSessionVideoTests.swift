@@ -149,4 +149,18 @@ import Testing
         }
         #expect(types == [.resume])
     }
+
+    @Test func everyStartReportsTheVideoSessionStartingOnce() {
+        var core = joined()
+        _ = core.stop(now: start)
+        _ = core.received(frame(.leaveAck), now: start)
+        _ = core.start(reconnectBudget: .seconds(120), now: start)
+        _ = core.socketOpened(now: start)
+        _ = core.received(frame(.joinAck), now: start)
+        _ = core.received(index([]), now: start)
+        _ = core.mediaOfferReady("offer", now: start)
+        _ = core.received(frame(.subscribeAck) { $0.suback.sdpAnswer = "answer" }, now: start)
+        let started = core.mediaConnected(now: start)
+        #expect(started.contains { if case .event(.videoStarted(.ok)) = $0 { true } else { false } })
+    }
 }

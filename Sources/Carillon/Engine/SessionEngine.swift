@@ -494,7 +494,11 @@ final class SessionEngine: @unchecked Sendable {
         switch event {
         case .startConnecting(let reconnecting):
             logger.info(msg: reconnecting ? "reconnecting" : "connecting")
-            callbackQueue.async { observers.audioVideoObservers.forEach { $0.audioSessionDidStartConnecting(reconnecting: reconnecting) } }
+            callbackQueue.async {
+                observers.audioVideoObservers.forEach { $0.audioSessionDidStartConnecting(reconnecting: reconnecting) }
+                // The video side connects with the session (one connection carries both).
+                if !reconnecting { observers.audioVideoObservers.forEach { $0.videoSessionDidStartConnecting() } }
+            }
         case .started(let reconnecting):
             logger.info(msg: reconnecting ? "reconnected" : "joined the meeting")
             callbackQueue.async { observers.audioVideoObservers.forEach { $0.audioSessionDidStart(reconnecting: reconnecting) } }
@@ -506,7 +510,11 @@ final class SessionEngine: @unchecked Sendable {
         case .stopped(let code):
             logger.info(msg: "session stopped: \(code)")
             let status = MeetingSessionStatus(statusCode: code)
-            callbackQueue.async { observers.audioVideoObservers.forEach { $0.audioSessionDidStopWithStatus(sessionStatus: status) } }
+            let videoStatus = MeetingSessionStatus(statusCode: code == .ok ? .ok : .videoServiceUnavailable)
+            callbackQueue.async {
+                observers.audioVideoObservers.forEach { $0.audioSessionDidStopWithStatus(sessionStatus: status) }
+                observers.audioVideoObservers.forEach { $0.videoSessionDidStopWithStatus(sessionStatus: videoStatus) }
+            }
         case .roster(let changes):
             callbackQueue.async {
                 for observer in observers.realtimeObservers {

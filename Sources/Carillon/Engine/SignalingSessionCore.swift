@@ -156,6 +156,7 @@ struct SignalingSessionCore: Sendable {
     mutating func start(reconnectBudget: TimeAmount, now: SessionTime) -> [SessionAction] {
         guard phase == .idle || phase == .stopped else { return [] }
         hasBeenInMeeting = false
+        videoStartedReported = false
         muted = false
         backoff = ReconnectBackoff(budget: reconnectBudget)
         phase = .opening(deadline: now.monotonic + Self.stepTimeout)
