@@ -56,7 +56,9 @@ final class SessionVideoCore {
     /// The round trip assumed until one is measured.
     static let defaultRoundTrip = TimeAmount.milliseconds(100)
 
-    private struct Sender {
+    /// The sending state; a class so the per-packet and per-frame paths mutate it in place (a struct taken out of
+    /// its optional would copy the history, pacer and estimator buffers on every write).
+    private final class Sender {
         var configuration: SendConfiguration
         var encoder: VP8Encoder?
         var packetizer = VP8Packetizer()
@@ -68,7 +70,7 @@ final class SessionVideoCore {
         var history = RTPSendHistory(capacity: 2_048)
         var rtx: RTXStream?
         var estimator: SendSideBandwidthEstimator
-        var pacer: Pacer
+        var pacer = Pacer(targetBitrate: SessionVideoCore.startBitrate)
         var transportSequenceNumber: UInt16 = 0
         var keyFrameRequested = false
         var encoderBitrate = 0
@@ -76,13 +78,19 @@ final class SessionVideoCore {
         var octetsSent: UInt32 = 0
         var framesEncoded = 0
 
+        init(configuration: SendConfiguration, estimator: SendSideBandwidthEstimator) {
+            self.configuration = configuration
+            self.estimator = estimator
+        }
+
         var targetBitrate: Int {
             let cap = configuration.maximumBitrate > 0 ? configuration.maximumBitrate : SessionVideoCore.defaultMaximumBitrate
             return max(SessionVideoCore.minimumBitrate, min(cap, estimator.targetBitrate))
         }
     }
 
-    private struct Receiver {
+    /// One received stream's state; a class for the same reason as ``Sender`` (the assembler's buffer is per packet).
+    private final class Receiver {
         var track: ReceiveTrack
         /// A stall of 200 ms (two or three NACK rounds) asks for a key frame.
         var assembler = VP8FrameAssembler(configuration: .init(keyFrameRequestDelay: .milliseconds(200)))
@@ -94,6 +102,8 @@ final class SessionVideoCore {
         var framesDecoded = 0
         var bytesReceived = 0
         var lastSize: (width: Int, height: Int) = (0, 0)
+
+        init(track: ReceiveTrack) { self.track = track }
     }
 
     private var sender: Sender?
@@ -157,8 +167,7 @@ final class SessionVideoCore {
                 let estimator = SendSideBandwidthEstimator(configuration: .init(
                     minimumBitrate: Self.minimumBitrate, startBitrate: Self.startBitrate,
                     maximumBitrate: send.maximumBitrate > 0 ? send.maximumBitrate : Self.defaultMaximumBitrate))
-                sender = Sender(configuration: send, estimator: estimator,
-                                pacer: Pacer(targetBitrate: Self.startBitrate))
+                sender = Sender(configuration: send, estimator: estimator)
                 sender?.keyFrameRequested = true
             } else {
                 sender?.configuration = send
@@ -198,14 +207,13 @@ final class SessionVideoCore {
     /// One local picture captured at `timestampNanoseconds` (the source's clock): encoded, packetised, queued in
     /// the pacer. Pictures above ``maximumFrameRate`` and pictures while not sending are dropped.
     func send(_ image: I420Image, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
-        guard var sender else { return [] }
+        guard let sender else { return [] }
         if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(Self.maximumFrameRate) - 2_000_000 {
             return []
         }
         do {
-            try prepareEncoder(&sender, for: image)
+            try prepareEncoder(sender, for: image)
         } catch {
-            self.sender = sender
             return []
         }
         let first = sender.firstCapture ?? timestampNanoseconds
@@ -216,7 +224,6 @@ final class SessionVideoCore {
         if let last = sender.lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 { timestamp = last &+ 1 }
         let force = sender.keyFrameRequested
         guard let encoded = try? sender.encoder?.encode(image, timestamp: timestamp, forceKeyframe: force) else {
-            self.sender = sender
             return []
         }
         sender.lastEncodedCapture = timestampNanoseconds
@@ -232,11 +239,10 @@ final class SessionVideoCore {
             sender.sequenceNumber &+= 1
             sender.pacer.enqueue(Pacer.Packet(bytes: packet.serialized(), priority: .video))
         }
-        self.sender = sender
         return pace(now: now)
     }
 
-    private func prepareEncoder(_ sender: inout Sender, for image: I420Image) throws(VideoCodecError) {
+    private func prepareEncoder(_ sender: Sender, for image: I420Image) throws(VideoCodecError) {
         let target = sender.targetBitrate
         if let encoder = sender.encoder {
             if encoder.configuration.width != image.width || encoder.configuration.height != image.height {
@@ -258,7 +264,7 @@ final class SessionVideoCore {
 
     /// Sends what the pacer lets go now: each packet gets its transport-wide sequence number as it leaves.
     private func pace(now: NIODeadline) -> [SessionMediaEffect] {
-        guard var sender else { return [] }
+        guard let sender else { return [] }
         var effects: [SessionMediaEffect] = []
         for packet in sender.pacer.poll(now: now) {
             var bytes = packet.bytes
@@ -278,7 +284,6 @@ final class SessionVideoCore {
             }
             effects.append(.sendRTP(bytes))
         }
-        self.sender = sender
         return effects
     }
 
@@ -295,7 +300,7 @@ final class SessionVideoCore {
             media = original
             ssrc = mediaSSRC
         }
-        guard var receiver = receivers[ssrc], media.payloadType == receiver.track.payloadType else { return [] }
+        guard let receiver = receivers[ssrc], media.payloadType == receiver.track.payloadType else { return [] }
         receiver.bytesReceived += packet.payload.count
         receiver.nack.received(sequenceNumber: media.sequenceNumber, now: now)
         receiver.statistics.record(sequenceNumber: media.sequenceNumber, rtpTimestamp: media.timestamp, arrival: now)
@@ -319,7 +324,6 @@ final class SessionVideoCore {
             effects.append(.sendRTCP(Self.compound(reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc))))
         }
         if receiver.nack.missingCount > 0, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
-        receivers[ssrc] = receiver
         return effects
     }
 
@@ -330,7 +334,7 @@ final class SessionVideoCore {
             // Echoed in the next report block, so the server can measure its round trip.
             receivers[ssrc]?.statistics.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
         }
-        guard var sender else { return [] }
+        guard let sender else { return [] }
         let ssrc = sender.configuration.ssrc
         var effects: [SessionMediaEffect] = []
         for packet in packets {
@@ -357,7 +361,6 @@ final class SessionVideoCore {
                 break
             }
         }
-        self.sender = sender
         effects += pace(now: now)
         return effects
     }
@@ -370,14 +373,13 @@ final class SessionVideoCore {
         if let due = nextFeedback, now >= due {
             var pending = false
             for ssrc in receivers.keys.sorted() {
-                guard var receiver = receivers[ssrc] else { continue }
+                guard let receiver = receivers[ssrc] else { continue }
                 let missing = receiver.nack.due(now: now, roundTrip: roundTrip)
                 if !missing.isEmpty {
                     effects.append(.sendRTCP(Self.compound(reportSSRC, .nack(senderSSRC: reportSSRC, mediaSSRC: ssrc,
                                                                              lost: missing))))
                 }
                 pending = pending || receiver.nack.missingCount > 0
-                receivers[ssrc] = receiver
             }
             nextFeedback = pending ? now + Self.feedbackInterval : nil
         }

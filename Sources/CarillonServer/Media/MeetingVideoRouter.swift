@@ -35,8 +35,10 @@ struct MeetingVideoRouter {
     /// Round trip assumed for NACK repetition until one is measured.
     static let defaultRoundTrip = TimeAmount.milliseconds(100)
 
-    /// A session's camera as received.
-    struct Uplink {
+    /// A session's camera as received. Uplink, downlink and member state are classes so the per-packet paths mutate
+    /// them in place: a struct copied out of the dictionary would copy the NACK, feedback and history buffers on
+    /// every write.
+    final class Uplink {
         var negotiated: MeetingMediaNegotiation.VideoUplink
         var ssrc: UInt32?
         var nack = NackGenerator()
@@ -47,10 +49,15 @@ struct MeetingVideoRouter {
         var keyFrameRequestDeferred = false
         var firSequence: UInt8 = 0
         var packetsReceived = 0
+
+        init(negotiated: MeetingMediaNegotiation.VideoUplink, ssrc: UInt32?) {
+            self.negotiated = negotiated
+            self.ssrc = ssrc
+        }
     }
 
     /// One receive m-line of a session.
-    struct Downlink {
+    final class Downlink {
         var negotiated: MeetingMediaNegotiation.VideoDownlink
         var rewriter: VP8StreamRewriter
         var rtx: RTXStream?
@@ -73,7 +80,7 @@ struct MeetingVideoRouter {
     }
 
     /// One session's video.
-    struct Member {
+    final class Member {
         /// The SSRC this server's RTCP about the session's media is sent from (its audio SSRC).
         var reportSSRC: UInt32
         var connected = false
@@ -81,6 +88,8 @@ struct MeetingVideoRouter {
         var roundTrip: TimeAmount?
         var uplink: Uplink?
         var downlinks: [Downlink] = []
+
+        init(reportSSRC: UInt32) { self.reportSSRC = reportSSRC }
     }
 
     private(set) var members: [SignalingConnectionID: Member] = [:]
@@ -107,11 +116,11 @@ struct MeetingVideoRouter {
     /// source's next key frame.
     mutating func configure(_ id: SignalingConnectionID, negotiation: MeetingMediaNegotiation, now: NIODeadline)
         -> [MeetingMediaOutput] {
-        var member = members[id] ?? Member(reportSSRC: negotiation.ssrc)
+        let member = members[id] ?? Member(reportSSRC: negotiation.ssrc)
         member.reportSSRC = negotiation.ssrc
         if let negotiated = negotiation.videoUplink {
             if member.uplink?.negotiated != negotiated {
-                var uplink = Uplink(negotiated: negotiated, ssrc: negotiated.ssrc)
+                let uplink = Uplink(negotiated: negotiated, ssrc: negotiated.ssrc)
                 if negotiated.transportCCExtensionId != nil {
                     uplink.transportFeedback = TransportFeedbackGenerator(senderSSRC: negotiation.ssrc,
                                                                           mediaSSRC: negotiated.ssrc ?? 0)
@@ -123,7 +132,7 @@ struct MeetingVideoRouter {
         }
         let previous = member.downlinks
         member.downlinks = negotiation.videoDownlinks.map { negotiated in
-            guard var kept = previous.first(where: { $0.negotiated.mid == negotiated.mid && $0.negotiated.ssrc == negotiated.ssrc })
+            guard let kept = previous.first(where: { $0.negotiated.mid == negotiated.mid && $0.negotiated.ssrc == negotiated.ssrc })
             else { return Downlink(negotiated) }
             if kept.negotiated.source != negotiated.source { kept.pausedByReceiver = false }
             kept.negotiated = negotiated
@@ -161,7 +170,7 @@ struct MeetingVideoRouter {
     /// A receiver paused or resumed streams (C→S PAUSE/RESUME); a resume asks the publisher for a key frame.
     mutating func setPaused(_ paused: Bool, streamIds: [UInt32], for id: SignalingConnectionID, now: NIODeadline)
         -> [MeetingMediaOutput] {
-        guard var member = members[id] else { return [] }
+        guard let member = members[id] else { return [] }
         var publishers = Set<SignalingConnectionID>()
         for index in member.downlinks.indices where streamIds.contains(member.downlinks[index].negotiated.source.streamId) {
             guard member.downlinks[index].pausedByReceiver != paused else { continue }
@@ -186,7 +195,7 @@ struct MeetingVideoRouter {
 
     /// Takes a decrypted packet of a session's video uplink and returns what goes to its receivers.
     mutating func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
-        guard let member = members[id], member.connected, var uplink = member.uplink else { return [] }
+        guard let member = members[id], member.connected, let uplink = member.uplink else { return [] }
         if let extensionId = uplink.negotiated.transportCCExtensionId, let value = packet.extensionValue(id: extensionId),
            value.count == 2 {
             uplink.transportFeedback?.received(transportSequenceNumber: UInt16(value[0]) << 8 | UInt16(value[1]),
@@ -330,7 +339,7 @@ struct MeetingVideoRouter {
     /// A PLI (or FIR, when only that was negotiated) to a publisher, unless one went out less than
     /// ``keyFrameRequestInterval`` ago.
     private mutating func requestKeyFrame(from publisher: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
-        guard let member = members[publisher], member.connected, var uplink = member.uplink, let ssrc = uplink.ssrc
+        guard let member = members[publisher], member.connected, let uplink = member.uplink, let ssrc = uplink.ssrc
         else { return [] }
         if let last = uplink.lastKeyFrameRequest, now - last < Self.keyFrameRequestInterval {
             members[publisher]?.uplink?.keyFrameRequestDeferred = true
@@ -363,7 +372,7 @@ struct MeetingVideoRouter {
         if let due = nextFeedback, now >= due {
             var pending = false
             for id in members.keys.sorted() {
-                guard let member = members[id], member.connected, var uplink = member.uplink, let ssrc = uplink.ssrc
+                guard let member = members[id], member.connected, let uplink = member.uplink, let ssrc = uplink.ssrc
                 else { continue }
                 let missing = uplink.nack.due(now: now, roundTrip: member.roundTrip ?? Self.defaultRoundTrip)
                 if !missing.isEmpty, uplink.negotiated.feedback.contains("nack") {
