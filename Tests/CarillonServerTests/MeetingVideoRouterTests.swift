@@ -168,7 +168,9 @@ enum VideoOffer {
         let sequences = forwarded.map(\.sequenceNumber)
         #expect(sequences[1] == sequences[0] &+ 1 && sequences[2] == sequences[1] &+ 1)
         #expect(try VP8PayloadDescriptor(parsing: forwarded[0].payload).isStartOfFrame)
-        #expect(forwarded.allSatisfy { $0.extensions.isEmpty })
+        // The receiver negotiated transport-cc: one extension, the downlink's own transport-wide numbers from 0.
+        #expect(forwarded.map { $0.extensions.map(\.id) } == [[3], [3], [3]])
+        #expect(forwarded.compactMap(Self.transportSequenceNumber) == [0, 1, 2])
         let next = rtp(camera.frame(key: false).flatMap { core.receive($0, from: publisher, now: later) }, to: receiver)
         #expect(next.first?.sequenceNumber == sequences[2] &+ 1)
         #expect(next.first?.timestamp == forwarded[0].timestamp &+ 6_000)
@@ -236,6 +238,42 @@ enum VideoOffer {
                     to: receiver).isEmpty)
         #expect(rtp(camera.frame(key: true).flatMap { core.receive($0, from: publisher, now: later + .seconds(1)) },
                     to: receiver).count == 2)
+    }
+
+    static func transportSequenceNumber(_ packet: RTPPacket) -> UInt16? {
+        packet.extensionValue(id: 3).map { UInt16($0[0]) << 8 | UInt16($0[1]) }
+    }
+
+    /// The publisher's REMB is what its slowest receiver can take: the receiver's own REMB when lower, else the
+    /// receiver's transport-wide estimate (its start value here, once it gave feedback) shared among its streams.
+    @Test func thePublishersREMBIsTheSmallerOfItsReceiversREMBAndEstimate() throws {
+        let (core, receiving) = try meeting()
+        let downlinkSSRC = try #require(receiving.tracks.first).ssrc
+        var camera = Camera()
+        let sent = start + .milliseconds(300)
+        let forwarded = rtp(camera.frame(key: true, size: 2_500).flatMap { core.receive($0, from: publisher, now: sent) },
+                            to: receiver)
+        var feedback = TransportFeedbackGenerator(senderSSRC: 9, mediaSSRC: downlinkSSRC)
+        for number in forwarded.compactMap(Self.transportSequenceNumber) {
+            feedback.received(transportSequenceNumber: number, arrival: sent + .milliseconds(10))
+        }
+        let messages = feedback.poll(now: sent + .milliseconds(100))
+        #expect(messages.count == 1)
+        _ = core.receive(messages.map { .transportFeedback($0) }, from: receiver, now: sent + .milliseconds(100))
+        func remb(at time: NIODeadline) -> UInt64? {
+            rtcp(core.tick(now: time), to: publisher).compactMap {
+                if case .receiverEstimatedMaximumBitrate(_, let bitrate, [1_111]) = $0 { bitrate } else { nil }
+            }.first
+        }
+        // REMB carries an 18-bit mantissa: 2.5 Mbit/s comes out rounded up by under 0.1 %.
+        let estimate = try #require(remb(at: start + .seconds(1)))
+        #expect(estimate >= 2_500_000 && estimate < 2_502_500)
+        let low = RTCPPacket.receiverEstimatedMaximumBitrate(senderSSRC: 9, bitrate: 300_000, ssrcs: [downlinkSSRC])
+        _ = core.receive([low], from: receiver, now: start + .milliseconds(1_500))
+        #expect(remb(at: start + .seconds(2)) == 300_000)
+        let tiny = RTCPPacket.receiverEstimatedMaximumBitrate(senderSSRC: 9, bitrate: 20_000, ssrcs: [downlinkSSRC])
+        _ = core.receive([tiny], from: receiver, now: start + .milliseconds(2_500))
+        #expect(remb(at: start + .seconds(3)) == MeetingVideoRouter.minimumRemoteEstimate)
     }
 
     @Test func reportsGoOutEverySecond() throws {

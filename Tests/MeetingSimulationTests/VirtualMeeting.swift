@@ -38,6 +38,8 @@ final class VirtualMeeting {
         var played: [AudioFrame] = []
         var events: [SessionEvent] = []
         var metrics: [[ObservableMetric: Double]] = []
+        /// The CLIENT_METRIC frames the session sent.
+        var clientMetrics: [SdkClientMetricFrame] = []
         var poor = 0
         var recovered = 0
         // Video.
@@ -52,6 +54,10 @@ final class VirtualMeeting {
         var receivedFrames: [(attendeeId: String, counter: Int?, color: VideoTestPattern.Color?, at: NIODeadline)] = []
         /// Remote videos that ended (nil frames), by attendee.
         var endedVideos: [String] = []
+        /// Remote videos the server reported stopped at their sender (`pausedForPoorConnection`), by attendee.
+        var pausedVideos: [(attendeeId: String, at: NIODeadline)] = []
+        /// The camera stops giving pictures while this is set (the session keeps sending: a stalled source).
+        var cameraStalled = false
 
         func receivedVideo(_ image: I420Image?, videoId: Int, from attendeeId: String, at time: NIODeadline) {
             guard let image else {
@@ -131,11 +137,14 @@ final class VirtualMeeting {
         return attendee
     }
 
-    /// Starts sending a camera in `color` (`startLocalVideo`) and receiving remote video (`startRemoteVideo`).
-    func startVideo(_ attendee: Attendee, color: VideoTestPattern.Color, receive: Bool = true) throws {
-        attendee.camera = try VideoTestPattern(width: 320, height: 180, color: color)
-        attendee.nextCameraFrame = now
-        client(attendee) { $0.setSendingVideo(true, maxBitrateKbps: 400, now: $1) }
+    /// Starts sending a camera in `color` (`startLocalVideo`, unless not `sending`) and receiving remote video
+    /// (`startRemoteVideo`).
+    func startVideo(_ attendee: Attendee, color: VideoTestPattern.Color, sending: Bool = true, receive: Bool = true) throws {
+        if sending {
+            attendee.camera = try VideoTestPattern(width: 320, height: 180, color: color)
+            attendee.nextCameraFrame = now
+            client(attendee) { $0.setSendingVideo(true, maxBitrateKbps: 400, now: $1) }
+        }
         if receive { client(attendee) { $0.setReceivingVideo(true, now: $1) } }
     }
 
@@ -209,10 +218,13 @@ final class VirtualMeeting {
             }
             if let due = attendee.signaling.nextDeadline, due <= now { client(attendee) { $0.tick(now: $1) } }
             if let camera = attendee.camera, attendee.video.isSending, let due = attendee.nextCameraFrame, due <= now {
-                let picture = camera.image(frame: attendee.cameraFrame)
-                attendee.cameraFrame += 1
+                // A stalled camera keeps its clock and gives nothing.
                 attendee.nextCameraFrame = due + .nanoseconds(1_000_000_000 / 15)
-                clientVideo(attendee, attendee.video.send(picture, timestampNanoseconds: Int64(now.uptimeNanoseconds), now: now))
+                if !attendee.cameraStalled {
+                    let picture = camera.image(frame: attendee.cameraFrame)
+                    attendee.cameraFrame += 1
+                    clientVideo(attendee, attendee.video.send(picture, timestampNanoseconds: Int64(now.uptimeNanoseconds), now: now))
+                }
             }
             if let due = attendee.video.nextDeadline, due <= now {
                 attendee.video.roundTrip = attendee.media.roundTrip ?? SessionVideoCore.defaultRoundTrip
@@ -278,6 +290,8 @@ final class VirtualMeeting {
                 clientPeer(attendee, peer.start(now: now))
             case .stopMedia:
                 stopClientMedia(attendee)
+            case .setVideoPausedAtSource(let streamIds):
+                clientVideo(attendee, attendee.video.setPausedAtSource(streamIds))
             }
         }
     }
@@ -297,12 +311,14 @@ final class VirtualMeeting {
         if video.plan.sendsVideo, !video.sendingRefused, let accepted = answer.videoSend {
             send = .init(ssrc: attendee.videoSSRCs.media, rtxSSRC: attendee.videoSSRCs.rtx, payloadType: accepted.payloadType,
                          rtxPayloadType: accepted.rtxPayloadType, transportCCExtensionId: accepted.transportCCExtensionId,
-                         cname: attendee.identity.attendeeId, maximumBitrate: 400_000, screenContent: false)
+                         cname: attendee.identity.attendeeId, streamId: video.sendStreamId, maximumBitrate: 400_000,
+                         screenContent: false)
         }
         let tracks = video.tracks.compactMap { track -> SessionVideoCore.ReceiveTrack? in
             guard let line = answer.videoReceive.first(where: { $0.mid == track.mid }) else { return nil }
             return .init(mid: track.mid, streamId: track.streamId, attendeeId: track.attendeeId, ssrc: line.ssrc,
-                         rtxSSRC: line.rtxSSRC, payloadType: line.payloadType, rtxPayloadType: line.rtxPayloadType)
+                         rtxSSRC: line.rtxSSRC, payloadType: line.payloadType, rtxPayloadType: line.rtxPayloadType,
+                transportCCExtensionId: line.transportCCExtensionId)
         }
         clientVideo(attendee, attendee.video.configure(send: send, receive: tracks, reportSSRC: attendee.ssrc, now: now))
     }
@@ -317,6 +333,10 @@ final class VirtualMeeting {
                 attendee.up.send(datagram, now: now)
             case .remoteVideoFrame(let image, _, let videoId, let attendeeId):
                 attendee.receivedVideo(image, videoId: videoId, from: attendeeId, at: now)
+            case .remoteVideoPausedAtSource(_, let attendeeId):
+                attendee.pausedVideos.append((attendeeId, now))
+            case .videoMetrics(let metrics):
+                attendee.media.videoMetricsMeasured(metrics, now: now)
             default:
                 break
             }
@@ -374,11 +394,16 @@ final class VirtualMeeting {
                 attendee.played.append(frame)
             case .remoteVideoFrame(let image, _, let videoId, let attendeeId):
                 attendee.receivedVideo(image, videoId: videoId, from: attendeeId, at: now)
+            case .remoteVideoPausedAtSource(_, let attendeeId):
+                attendee.pausedVideos.append((attendeeId, now))
             case .videoStatistics:
                 break
+            case .videoMetrics(let metrics):
+                attendee.media.videoMetricsMeasured(metrics, now: now)
             case .metrics(let metrics):
                 attendee.metrics.append(metrics)
             case .clientMetric(let frame):
+                attendee.clientMetrics.append(frame)
                 client(attendee) { core, now in core.clientMetric(frame, now: now) }
             case .connectionBecamePoor:
                 attendee.poor += 1
@@ -477,6 +502,8 @@ final class VirtualMeeting {
                 attendee.down.send(datagram, now: now)
             case .audioMetadata(let states):
                 serverStep { $0.audioMetadata(states, now: $1) }
+            case .videoSourcePaused(let connection, let paused):
+                serverStep { $0.videoSourcePaused(connection, paused: paused, now: $1) }
             }
         }
     }

@@ -249,6 +249,9 @@ final class SessionEngine: @unchecked Sendable {
                 applyAnswer(answer, video: video)
             case .stopMedia:
                 stopMedia()
+            case .setVideoPausedAtSource(let streamIds):
+                let now = readTime()
+                perform(videoCore.setPausedAtSource(streamIds), now: now)
             }
         }
     }
@@ -272,11 +275,20 @@ final class SessionEngine: @unchecked Sendable {
                 devices?.output.write(frame)
             case .videoStatistics(let statistics):
                 videoStatistics.withLock { $0 = statistics }
+            case .videoMetrics(let metrics):
+                mediaCore.videoMetricsMeasured(metrics, now: now.monotonic)
             case .remoteVideoFrame(let image, let timestamp, let videoId, let attendeeId):
                 guard let sink = remoteVideoSink else { continue }
                 callbackQueue.async {
                     sink.remoteVideoFrame(image, timestampNanoseconds: timestamp, videoId: videoId,
                                           attendeeId: attendeeId, pausedForPoorConnection: false)
+                }
+            case .remoteVideoPausedAtSource(let videoId, let attendeeId):
+                guard let sink = remoteVideoSink else { continue }
+                let timestamp = Int64(truncatingIfNeeded: now.monotonic.uptimeNanoseconds)
+                callbackQueue.async {
+                    sink.remoteVideoFrame(nil, timestampNanoseconds: timestamp, videoId: videoId, attendeeId: attendeeId,
+                                          pausedForPoorConnection: true)
                 }
             case .metrics(let metrics):
                 deliver(metrics)
@@ -364,14 +376,15 @@ final class SessionEngine: @unchecked Sendable {
             send = SessionVideoCore.SendConfiguration(
                 ssrc: media.videoSSRCs.media, rtxSSRC: media.videoSSRCs.rtx, payloadType: accepted.payloadType,
                 rtxPayloadType: accepted.rtxPayloadType, transportCCExtensionId: accepted.transportCCExtensionId,
-                cname: core.credentials.attendeeId, maximumBitrate: videoSendSettings.maximumBitrate,
-                screenContent: videoSendSettings.screenContent)
+                cname: core.credentials.attendeeId, streamId: video.sendStreamId,
+                maximumBitrate: videoSendSettings.maximumBitrate, screenContent: videoSendSettings.screenContent)
         }
         let tracks = video.tracks.compactMap { track -> SessionVideoCore.ReceiveTrack? in
             guard let line = answer.videoReceive.first(where: { $0.mid == track.mid }) else { return nil }
             return SessionVideoCore.ReceiveTrack(
                 mid: track.mid, streamId: track.streamId, attendeeId: track.attendeeId, ssrc: line.ssrc,
-                rtxSSRC: line.rtxSSRC, payloadType: line.payloadType, rtxPayloadType: line.rtxPayloadType)
+                rtxSSRC: line.rtxSSRC, payloadType: line.payloadType, rtxPayloadType: line.rtxPayloadType,
+                transportCCExtensionId: line.transportCCExtensionId)
         }
         let now = readTime()
         perform(videoCore.configure(send: send, receive: tracks, reportSSRC: media.ssrc, now: now.monotonic), now: now)

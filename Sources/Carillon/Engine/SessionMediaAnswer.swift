@@ -19,6 +19,9 @@ struct SessionMediaAnswer {
         var rtxPayloadType: UInt8?
         var ssrc: UInt32
         var rtxSSRC: UInt32?
+        /// The transport-wide sequence number extension's id, when the m-line negotiated transport-cc: the session
+        /// then sends transport-wide feedback about what it receives.
+        var transportCCExtensionId: UInt8? = nil
     }
 
     /// The peer connection to run.
@@ -55,7 +58,9 @@ struct SessionMediaAnswer {
                 let fid = media.retransmissionSSRCs
                 guard let ssrc = fid?.media ?? media.ssrcs.first?.ssrc else { continue }
                 receive.append(VideoReceive(mid: mid, payloadType: vp8.payloadType, rtxPayloadType: rtx?.payloadType,
-                                            ssrc: ssrc, rtxSSRC: fid?.rtx))
+                                            ssrc: ssrc, rtxSSRC: fid?.rtx,
+                                            transportCCExtensionId: vp8.feedback.contains("transport-cc")
+                                                ? media.extensionId(for: SDPExtension.transportWideCCURI) : nil))
             }
         }
         videoSend = send

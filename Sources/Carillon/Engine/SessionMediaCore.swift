@@ -18,8 +18,14 @@ enum SessionMediaEffect: Sendable, Equatable {
     case play(AudioFrame)
     /// Show a decoded frame of remote video `videoId` (nil: that video ended).
     case remoteVideoFrame(I420Image?, timestampNanoseconds: Int64, videoId: Int, attendeeId: String)
+    /// Remote video `videoId` stopped at its sender (the server said so): its tile shows a poor-connection pause
+    /// until its next frame.
+    case remoteVideoPausedAtSource(videoId: Int, attendeeId: String)
     /// The received videos' counters, once a second.
     case videoStatistics([RemoteVideoStatistics])
+    /// The second's video metrics, for ``SessionMediaCore/videoMetricsMeasured(_:now:)`` (the video core measures,
+    /// the audio side's once-a-second step reports).
+    case videoMetrics(VideoClientMetrics)
     /// Hand the second's metrics to the metrics observers.
     case metrics([ObservableMetric: Double])
     /// Send this CLIENT_METRIC frame on signaling (``SignalingSessionCore/clientMetric(_:now:)``).
@@ -84,6 +90,8 @@ final class SessionMediaCore {
     static let frameInterval: TimeAmount = .milliseconds(Int64(frameMilliseconds))
     /// How far a tick may be behind the grid before the grid restarts at the tick.
     static let stallLimit: TimeAmount = .milliseconds(100)
+    /// How long the video core's metrics stay reportable: a little over its one-second cadence.
+    static let videoMetricsLifetime: TimeAmount = .milliseconds(1_500)
 
     /// The audio of the current media connection.
     private struct Audio {
@@ -100,6 +108,8 @@ final class SessionMediaCore {
     }
 
     private var audio: Audio?
+    /// The video core's newest metrics and when they came.
+    private var latestVideoMetrics: (VideoClientMetrics, NIODeadline)?
     /// Kept across connections; ``AudioConnectionHealth/connected(at:)`` sets the real start before any sample.
     private var health = AudioConnectionHealth(connectedAt: .uptimeNanoseconds(0))
 
@@ -201,6 +211,12 @@ final class SessionMediaCore {
         return effects
     }
 
+    /// The video core's newest metrics: merged into the next second's observer metrics and CLIENT_METRIC while
+    /// fresh (at most ``videoMetricsLifetime`` old, so a video that stopped stops being reported).
+    func videoMetricsMeasured(_ metrics: VideoClientMetrics, now: NIODeadline) {
+        latestVideoMetrics = (metrics, now)
+    }
+
     /// Mutes or unmutes the sent audio (the server is told through AUDIO_CONTROL by signaling).
     func setMuted(_ muted: Bool) {
         audio?.send.setMuted(muted)
@@ -234,6 +250,9 @@ final class SessionMediaCore {
             octetCount: UInt32(truncatingIfNeeded: audio.send.statistics.payloadBytesSent),
             reports: audio.receive.reportBlock(now: now.monotonic).map { [$0] } ?? [])
         effects.append(.sendRTCP(RTCPPacket.reportCompound(report, ssrc: connection.ssrc, cname: connection.cname)))
+        var video: VideoClientMetrics?
+        if let (metrics, at) = latestVideoMetrics, now.monotonic - at < Self.videoMetricsLifetime { video = metrics }
+        audio.metrics.setVideoMetrics(video?.observable ?? [:])
         if let metrics = audio.metrics.advance(to: now.monotonic) { effects.append(.metrics(metrics)) }
         let clockRate = Double(AudioSendPipeline.clockRate)
         let measured = AudioClientMetrics(
@@ -246,7 +265,9 @@ final class SessionMediaCore {
             speakerJitterMilliseconds: audio.receive.receiveStatistics.map { $0.jitterSeconds * 1000 },
             jitterBufferMilliseconds: Double(audio.receive.targetDelay.nanoseconds) / 1e6)
         audio.packetsSentBefore = audio.send.statistics.packetsSent
-        effects.append(.clientMetric(measured.frame))
+        var frame = measured.frame
+        frame.streamMetricFrames += video?.streamFrames ?? []
+        effects.append(.clientMetric(frame))
         switch health.record(packetsReceived: interval.received, now: now.monotonic) {
         case .becamePoor: effects.append(.connectionBecamePoor)
         case .recovered: effects.append(.connectionRecovered)

@@ -9,7 +9,9 @@ import NIOCore
 ///   transport-wide feedback, capped by the app's maximum), packetised (RFC 7741), kept for retransmission and paced
 ///   (``Pacer`` at 2.5× the target), with a transport-wide sequence number written as each packet leaves. PLI and
 ///   FIR ask for a key frame; NACKs are answered over RTX; a sender report goes out each second.
-/// * Receiving: per receive m-line (``ReceiveTrack``), RTX unwrapped, reception statistics, NACKs for gaps,
+/// * The server's REMB caps the target: it says what the slowest receiver of the stream can take.
+/// * Receiving: transport-wide feedback about every video packet when negotiated (the server's downlink estimate);
+///   per receive m-line (``ReceiveTrack``), RTX unwrapped, reception statistics, NACKs for gaps,
 ///   ``VP8FrameAssembler`` frames decoded in order and handed out as ``SessionMediaEffect/remoteVideoFrame``; PLI when
 ///   the assembler waits too long or the decoder needs a key frame; receiver reports each second. A track that goes
 ///   away ends its video (a nil frame).
@@ -26,6 +28,8 @@ final class SessionVideoCore {
         var rtxPayloadType: UInt8?
         var transportCCExtensionId: UInt8?
         var cname: String
+        /// The stream id the server allocated to the camera (for CLIENT_METRIC), 0 when unknown.
+        var streamId: UInt32 = 0
         /// The app's cap in bit/s (0: ``defaultMaximumBitrate``).
         var maximumBitrate: Int
         var screenContent: Bool
@@ -40,6 +44,8 @@ final class SessionVideoCore {
         var rtxSSRC: UInt32?
         var payloadType: UInt8
         var rtxPayloadType: UInt8?
+        /// The transport-wide sequence number extension's id, when negotiated (feedback is sent about it).
+        var transportCCExtensionId: UInt8? = nil
         /// The tile id: the stream id, unique in the meeting and new for each publication.
         var videoId: Int { Int(streamId) }
     }
@@ -70,6 +76,8 @@ final class SessionVideoCore {
         var history = RTPSendHistory(capacity: 2_048)
         var rtx: RTXStream?
         var estimator: SendSideBandwidthEstimator
+        /// The server's REMB for the stream: what its slowest receiver can take.
+        var remoteEstimate: Int?
         var pacer = Pacer(targetBitrate: SessionVideoCore.startBitrate)
         var transportSequenceNumber: UInt16 = 0
         var keyFrameRequested = false
@@ -77,6 +85,16 @@ final class SessionVideoCore {
         var packetsSent: UInt32 = 0
         var octetsSent: UInt32 = 0
         var framesEncoded = 0
+        var framesCaptured = 0
+        var nacksReceived = 0
+        var plisReceived = 0
+        var firsReceived = 0
+        var width = 0
+        var height = 0
+        /// The server's newest report block about the stream.
+        var lastReport: RTCPPacket.ReportBlock?
+        /// The counters at the previous metrics report.
+        var reported = SendCounters()
 
         init(configuration: SendConfiguration, estimator: SendSideBandwidthEstimator) {
             self.configuration = configuration
@@ -85,8 +103,29 @@ final class SessionVideoCore {
 
         var targetBitrate: Int {
             let cap = configuration.maximumBitrate > 0 ? configuration.maximumBitrate : SessionVideoCore.defaultMaximumBitrate
-            return max(SessionVideoCore.minimumBitrate, min(cap, estimator.targetBitrate))
+            return max(SessionVideoCore.minimumBitrate, min(cap, estimator.targetBitrate, remoteEstimate ?? .max))
         }
+    }
+
+    /// The sender's counters at a metrics report, to measure the next second against.
+    private struct SendCounters {
+        var packets: UInt32 = 0
+        var octets: UInt32 = 0
+        var framesEncoded = 0
+        var framesCaptured = 0
+        var nacks = 0
+        var plis = 0
+        var firs = 0
+    }
+
+    /// A receiver's counters at a metrics report.
+    private struct ReceiveCounters {
+        var bytes = 0
+        var packets = 0
+        var framesDecoded = 0
+        var nacks = 0
+        var plis = 0
+        var block: RTCPPacket.ReportBlock?
     }
 
     /// One received stream's state; a class for the same reason as ``Sender`` (the assembler's buffer is per packet).
@@ -101,7 +140,11 @@ final class SessionVideoCore {
         var lastKeyFrameRequest: NIODeadline?
         var framesDecoded = 0
         var bytesReceived = 0
+        var packetsReceived = 0
+        var nacksSent = 0
+        var plisSent = 0
         var lastSize: (width: Int, height: Int) = (0, 0)
+        var reported = ReceiveCounters()
 
         init(track: ReceiveTrack) { self.track = track }
     }
@@ -109,6 +152,11 @@ final class SessionVideoCore {
     private var sender: Sender?
     private var receivers: [UInt32: Receiver] = [:]
     private var rtxToMedia: [UInt32: UInt32] = [:]
+    /// Transport-wide feedback about received video, when a receive m-line negotiated it.
+    private var transportFeedback: TransportFeedbackGenerator?
+    private var transportFeedbackExtensionId: UInt8?
+    /// Stream ids the server reports stopped at their sender.
+    private var pausedAtSource: Set<UInt32> = []
     /// The SSRC this side's RTCP feedback is sent from (the audio SSRC).
     private var reportSSRC: UInt32 = 0
     private var nextReport: NIODeadline?
@@ -147,7 +195,7 @@ final class SessionVideoCore {
 
     /// When ``tick(now:)`` is next due.
     var nextDeadline: NIODeadline? {
-        var deadlines = [nextReport, nextFeedback, sender?.pacer.nextDeadline]
+        var deadlines = [nextReport, nextFeedback, sender?.pacer.nextDeadline, transportFeedback?.nextDeadline]
         for receiver in receivers.values { deadlines.append(receiver.assembler.nextDeadline) }
         return deadlines.compactMap { $0 }.min()
     }
@@ -188,13 +236,38 @@ final class SessionVideoCore {
                                              videoId: receiver.track.videoId, attendeeId: receiver.track.attendeeId))
         }
         for track in tracks {
-            if receivers[track.ssrc] == nil { receivers[track.ssrc] = Receiver(track: track) }
+            if receivers[track.ssrc] == nil {
+                receivers[track.ssrc] = Receiver(track: track)
+                if pausedAtSource.contains(track.streamId) {
+                    effects.append(.remoteVideoPausedAtSource(videoId: track.videoId, attendeeId: track.attendeeId))
+                }
+            }
             receivers[track.ssrc]?.track = track
         }
         rtxToMedia = [:]
         for track in tracks { if let rtx = track.rtxSSRC { rtxToMedia[rtx] = track.ssrc } }
+        let feedbackTrack = tracks.first { $0.transportCCExtensionId != nil }
+        if let feedbackTrack {
+            if transportFeedbackExtensionId != feedbackTrack.transportCCExtensionId || transportFeedback == nil {
+                transportFeedback = TransportFeedbackGenerator(senderSSRC: reportSSRC, mediaSSRC: feedbackTrack.ssrc)
+            }
+            transportFeedbackExtensionId = feedbackTrack.transportCCExtensionId
+        } else {
+            transportFeedback = nil
+            transportFeedbackExtensionId = nil
+        }
         if nextReport == nil, sender != nil || !receivers.isEmpty { nextReport = now + Self.reportInterval }
         return effects
+    }
+
+    /// The server's list of streams stopped at their sender (INDEX `paused_at_source_ids`): each received stream
+    /// newly in it is reported paused; one that left it resumes with its next frame.
+    func setPausedAtSource(_ streamIds: Set<UInt32>) -> [SessionMediaEffect] {
+        let newlyPaused = streamIds.subtracting(pausedAtSource)
+        pausedAtSource = streamIds
+        return receivers.values.filter { newlyPaused.contains($0.track.streamId) }
+            .sorted { $0.track.videoId < $1.track.videoId }
+            .map { .remoteVideoPausedAtSource(videoId: $0.track.videoId, attendeeId: $0.track.attendeeId) }
     }
 
     /// The media connection ended: every received video ends.
@@ -208,6 +281,7 @@ final class SessionVideoCore {
     /// the pacer. Pictures above ``maximumFrameRate`` and pictures while not sending are dropped.
     func send(_ image: I420Image, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
         guard let sender else { return [] }
+        sender.framesCaptured += 1
         if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(Self.maximumFrameRate) - 2_000_000 {
             return []
         }
@@ -229,6 +303,8 @@ final class SessionVideoCore {
         sender.lastEncodedCapture = timestampNanoseconds
         sender.lastTimestamp = timestamp
         sender.framesEncoded += 1
+        sender.width = image.width
+        sender.height = image.height
         if encoded.isKeyframe { sender.keyFrameRequested = false }
         let payloads = sender.packetizer.payloads(for: encoded.bytes[...])
         let extensions: [(id: UInt8, value: [UInt8])] = sender.configuration.transportCCExtensionId.map { [($0, [0, 0])] } ?? []
@@ -291,6 +367,9 @@ final class SessionVideoCore {
 
     /// A received RTP packet of one of the video tracks (after SRTP).
     func received(rtp packet: RTPPacket, now: NIODeadline) -> [SessionMediaEffect] {
+        if let id = transportFeedbackExtensionId, let value = packet.extensionValue(id: id), value.count == 2 {
+            transportFeedback?.received(transportSequenceNumber: UInt16(value[0]) << 8 | UInt16(value[1]), arrival: now)
+        }
         var media = packet
         var ssrc = packet.ssrc
         if let mediaSSRC = rtxToMedia[packet.ssrc] {
@@ -302,6 +381,7 @@ final class SessionVideoCore {
         }
         guard let receiver = receivers[ssrc], media.payloadType == receiver.track.payloadType else { return [] }
         receiver.bytesReceived += packet.payload.count
+        receiver.packetsReceived += 1
         receiver.nack.received(sequenceNumber: media.sequenceNumber, now: now)
         receiver.statistics.record(sequenceNumber: media.sequenceNumber, rtpTimestamp: media.timestamp, arrival: now)
         var effects: [SessionMediaEffect] = []
@@ -321,6 +401,7 @@ final class SessionVideoCore {
         }
         if receiver.needsKeyFrame, receiver.lastKeyFrameRequest.map({ now - $0 >= Self.decoderKeyFrameInterval }) ?? true {
             receiver.lastKeyFrameRequest = now
+            receiver.plisSent += 1
             effects.append(.sendRTCP(Self.compound(reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc))))
         }
         if receiver.nack.missingCount > 0, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
@@ -341,9 +422,12 @@ final class SessionVideoCore {
             switch packet {
             case .pictureLossIndication(_, ssrc):
                 sender.keyFrameRequested = true
+                sender.plisReceived += 1
             case .fullIntraRequest(_, let entries) where entries.contains(where: { $0.ssrc == ssrc }):
                 sender.keyFrameRequested = true
+                sender.firsReceived += 1
             case .nack(_, ssrc, let lost):
+                sender.nacksReceived += 1
                 for sequence in lost {
                     guard let original = sender.history.packet(sequenceNumber: sequence, now: now) else { continue }
                     let repair = sender.rtx != nil ? sender.rtx?.wrap(original) : original
@@ -352,8 +436,12 @@ final class SessionVideoCore {
             case .transportFeedback(let feedback):
                 sender.estimator.transportFeedbackReceived(feedback, now: now)
                 sender.pacer.setRate(targetBitrate: sender.targetBitrate)
+            case .receiverEstimatedMaximumBitrate(_, let bitrate, let ssrcs) where ssrcs.contains(ssrc):
+                sender.remoteEstimate = Int(clamping: bitrate)
+                sender.pacer.setRate(targetBitrate: sender.targetBitrate)
             case .receiverReport(_, let blocks), .senderReport(_, _, _, _, _, let blocks):
                 for block in blocks where block.ssrc == ssrc {
+                    sender.lastReport = block
                     sender.estimator.receiverReportReceived(fractionLost: block.fractionLost, now: now)
                     sender.pacer.setRate(targetBitrate: sender.targetBitrate)
                 }
@@ -370,12 +458,16 @@ final class SessionVideoCore {
     /// Paced packets, NACKs and key-frame requests for the received streams, and once a second the reports.
     func tick(now: NIODeadline) -> [SessionMediaEffect] {
         var effects = pace(now: now)
+        if let due = transportFeedback?.nextDeadline, now >= due, let messages = transportFeedback?.poll(now: now) {
+            for message in messages { effects.append(.sendRTCP(Self.compound(reportSSRC, .transportFeedback(message)))) }
+        }
         if let due = nextFeedback, now >= due {
             var pending = false
             for ssrc in receivers.keys.sorted() {
                 guard let receiver = receivers[ssrc] else { continue }
                 let missing = receiver.nack.due(now: now, roundTrip: roundTrip)
                 if !missing.isEmpty {
+                    receiver.nacksSent += 1
                     effects.append(.sendRTCP(Self.compound(reportSSRC, .nack(senderSSRC: reportSSRC, mediaSSRC: ssrc,
                                                                              lost: missing))))
                 }
@@ -385,19 +477,82 @@ final class SessionVideoCore {
         }
         for ssrc in receivers.keys.sorted() where receivers[ssrc]?.assembler.keyFrameRequestDue(now: now) == true {
             receivers[ssrc]?.lastKeyFrameRequest = now
+            receivers[ssrc]?.plisSent += 1
             effects.append(.sendRTCP(Self.compound(reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc))))
         }
         if let due = nextReport, now >= due {
             let next = due + Self.reportInterval
             nextReport = next > now ? next : now + Self.reportInterval
-            effects += reports(now: now)
+            var blocks: [UInt32: RTCPPacket.ReportBlock] = [:]
+            for ssrc in receivers.keys.sorted() {
+                if let block = receivers[ssrc]?.statistics.reportBlock(ssrc: ssrc, now: now) { blocks[ssrc] = block }
+            }
+            effects += reports(blocks, now: now)
             effects.append(.videoStatistics(receiveStatistics))
+            if sender != nil || !receivers.isEmpty { effects.append(.videoMetrics(measure(blocks))) }
         }
         return effects
     }
 
-    /// A sender report for the camera stream and a receiver report about every received stream.
-    private func reports(now: NIODeadline) -> [SessionMediaEffect] {
+    /// The second's metrics since the previous report (``reportInterval`` apart), and the counters for the next.
+    private func measure(_ blocks: [UInt32: RTCPPacket.ReportBlock]) -> VideoClientMetrics {
+        let seconds = Double(Self.reportInterval.nanoseconds) / 1e9
+        var send: VideoClientMetrics.Send?
+        if let sender {
+            let before = sender.reported
+            send = VideoClientMetrics.Send(
+                streamId: sender.configuration.streamId,
+                bitrate: Double(sender.octetsSent &- before.octets) * 8 / seconds,
+                packetsPerSecond: Double(sender.packetsSent &- before.packets) / seconds,
+                inputFramesPerSecond: Double(sender.framesCaptured - before.framesCaptured) / seconds,
+                encodedFramesPerSecond: Double(sender.framesEncoded - before.framesEncoded) / seconds,
+                lossPercent: sender.lastReport.map { Double($0.fractionLost) * 100 / 256 },
+                jitterMilliseconds: sender.lastReport.map { Double($0.jitter) / 90 },
+                roundTripMilliseconds: Double(roundTrip.nanoseconds) / 1e6,
+                availableBandwidth: Double(sender.targetBitrate),
+                nacksReceived: Double(sender.nacksReceived - before.nacks) / seconds,
+                plisReceived: Double(sender.plisReceived - before.plis) / seconds,
+                firsReceived: Double(sender.firsReceived - before.firs) / seconds,
+                width: sender.width, height: sender.height)
+            sender.reported = SendCounters(packets: sender.packetsSent, octets: sender.octetsSent,
+                                           framesEncoded: sender.framesEncoded, framesCaptured: sender.framesCaptured,
+                                           nacks: sender.nacksReceived, plis: sender.plisReceived,
+                                           firs: sender.firsReceived)
+        }
+        var receive: [VideoClientMetrics.Receive] = []
+        for ssrc in receivers.keys.sorted() {
+            guard let receiver = receivers[ssrc] else { continue }
+            let before = receiver.reported
+            let block = blocks[ssrc]
+            var expected = 0, lost = 0
+            if let block {
+                if let previous = before.block {
+                    expected = Int(block.extendedHighestSequence &- previous.extendedHighestSequence)
+                    lost = Int(block.cumulativeLost) - Int(previous.cumulativeLost)
+                } else {
+                    expected = receiver.packetsReceived + Int(block.cumulativeLost)
+                    lost = Int(block.cumulativeLost)
+                }
+            }
+            receive.append(VideoClientMetrics.Receive(
+                streamId: receiver.track.streamId,
+                bitrate: Double(receiver.bytesReceived - before.bytes) * 8 / seconds,
+                packetsPerSecond: Double(receiver.packetsReceived - before.packets) / seconds,
+                expected: max(expected, 0), lost: min(max(lost, 0), max(expected, 0)),
+                decodedFramesPerSecond: Double(receiver.framesDecoded - before.framesDecoded) / seconds,
+                nacksSent: Double(receiver.nacksSent - before.nacks) / seconds,
+                plisSent: Double(receiver.plisSent - before.plis) / seconds,
+                jitterMilliseconds: block.map { Double($0.jitter) / 90 },
+                width: receiver.lastSize.width, height: receiver.lastSize.height))
+            receiver.reported = ReceiveCounters(bytes: receiver.bytesReceived, packets: receiver.packetsReceived,
+                                                framesDecoded: receiver.framesDecoded, nacks: receiver.nacksSent,
+                                                plis: receiver.plisSent, block: block ?? before.block)
+        }
+        return VideoClientMetrics(send: send, receive: receive)
+    }
+
+    /// A sender report for the camera stream and a receiver report (`blocks`) about every received stream.
+    private func reports(_ blockBySSRC: [UInt32: RTCPPacket.ReportBlock], now: NIODeadline) -> [SessionMediaEffect] {
         var packets: [RTCPPacket] = []
         if let sender, let timestamp = sender.lastTimestamp {
             packets.append(.senderReport(ssrc: sender.configuration.ssrc,
@@ -405,10 +560,7 @@ final class SessionVideoCore {
                                          rtpTimestamp: timestamp, packetCount: sender.packetsSent,
                                          octetCount: sender.octetsSent, reports: []))
         }
-        var blocks: [RTCPPacket.ReportBlock] = []
-        for ssrc in receivers.keys.sorted() {
-            if let block = receivers[ssrc]?.statistics.reportBlock(ssrc: ssrc, now: now) { blocks.append(block) }
-        }
+        let blocks = blockBySSRC.keys.sorted().compactMap { blockBySSRC[$0] }
         if !blocks.isEmpty { packets.append(.receiverReport(ssrc: reportSSRC, reports: blocks)) }
         guard !packets.isEmpty else { return [] }
         let cname = sender?.configuration.cname ?? "carillon"

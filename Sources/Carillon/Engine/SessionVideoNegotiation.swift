@@ -16,4 +16,6 @@ struct SessionVideoNegotiation: Sendable, Equatable {
     var tracks: [Track]
     /// The server refused this attendee's video (status 206): nothing is sent on the camera m-line.
     var sendingRefused: Bool
+    /// The stream id the server allocated to this attendee's camera (SUBSCRIBE_ACK `allocations`), 0 when none.
+    var sendStreamId: UInt32 = 0
 }

@@ -24,6 +24,9 @@ enum SessionAction: Sendable {
     case applyAnswer(answer: String, video: SessionVideoNegotiation)
     /// Tear down the media connection, if any.
     case stopMedia
+    /// The received streams whose sender stopped sending, by stream id (INDEX `paused_at_source_ids`): their tiles
+    /// show `pausedForPoorConnection` until frames come again.
+    case setVideoPausedAtSource(Set<UInt32>)
 }
 
 /// What the app is told, in order.
@@ -120,6 +123,8 @@ struct SignalingSessionCore: Sendable {
     private var videoAllocation: SdkStreamAllocation?
     /// Attendees whose video was announced to the app as available.
     private var availableVideoAttendees: Set<String> = []
+    /// The newest INDEX's `paused_at_source_ids`.
+    private var pausedAtSourceIds: Set<UInt32> = []
     private var videoStartedReported = false
 
     init(
@@ -495,6 +500,11 @@ struct SignalingSessionCore: Sendable {
             atCapacity = index.atCapacity
             actions.append(.event(.cameraSendAvailability(!atCapacity)))
         }
+        let paused = Set(index.pausedAtSourceIds)
+        if paused != pausedAtSourceIds {
+            pausedAtSourceIds = paused
+            actions.append(.setVideoPausedAtSource(paused))
+        }
         return actions
     }
 
@@ -539,7 +549,8 @@ struct SignalingSessionCore: Sendable {
                                                  attendeeId: attendeeId(ofStream: track.streamID) ?? "")
         }
         let refused = frame.hasError && frame.error.status == 206
-        return SessionVideoNegotiation(plan: plan, tracks: tracks, sendingRefused: refused)
+        return SessionVideoNegotiation(plan: plan, tracks: tracks, sendingRefused: refused,
+                                       sendStreamId: videoAllocation?.streamID ?? 0)
     }
 
     /// A SUBSCRIBE_ACK with status 206: the meeting has all the video senders it takes; the app is told.

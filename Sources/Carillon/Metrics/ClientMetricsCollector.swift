@@ -18,6 +18,8 @@ import NIOCore
 ///   ``sendReportLifetime``, or covered no packets.
 /// * A second in which no metric has a value produces no report (rather than an empty dictionary).
 ///
+/// * The video metrics: what ``setVideoMetrics(_:)`` last gave (the video core's second), as they are.
+///
 /// Audio round-trip time and jitter have no ``ObservableMetric`` case, so they are not collected here.
 struct ClientMetricsCollector {
     /// The report cadence (Chime: "more than 1 s" since the previous report).
@@ -31,6 +33,7 @@ struct ClientMetricsCollector {
     private var sendLossPercent: Double?
     private var sendReportTime: NIODeadline?
     private var previousSendReport: RTCPPacket.ReportBlock?
+    private var video: [ObservableMetric: Double] = [:]
 
     /// Creates a collector whose first report is due one second after `start`.
     init(start: NIODeadline) {
@@ -61,6 +64,11 @@ struct ClientMetricsCollector {
         sendLossPercent = expected > 0 ? Self.percent(lost: lost, expected: expected) : nil
     }
 
+    /// Sets the video metrics of the coming report (``VideoClientMetrics/observable``); keys not given are absent.
+    mutating func setVideoMetrics(_ metrics: [ObservableMetric: Double]) {
+        video = metrics
+    }
+
     /// Produces the report when one is due (and anything has a value), then resets the per-second counters.
     ///
     /// A late call produces one report and keeps the grid.
@@ -68,7 +76,7 @@ struct ClientMetricsCollector {
         guard now >= nextDeadline else { return nil }
         let steps = (now - nextDeadline).nanoseconds / Self.reportInterval.nanoseconds + 1
         nextDeadline = nextDeadline + .nanoseconds(steps * Self.reportInterval.nanoseconds)
-        var metrics: [ObservableMetric: Double] = [:]
+        var metrics = video
         if receiveExpected > 0 {
             metrics[ObservableMetric.audioReceivePacketLossPercent] = Self.percent(lost: receiveLost, expected: receiveExpected)
         }

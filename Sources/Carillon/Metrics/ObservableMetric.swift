@@ -1,8 +1,9 @@
 /// The keys of the dictionary ``MetricsObserver/metricsDidReceive(metrics:)`` receives (raw values as in the Chime
 /// SDK).
 ///
-/// Carillon produces the two audio loss metrics so far; the video and content-share cases exist for source
-/// compatibility. Round-trip time and jitter of audio have no case here (adding cases would break exhaustive
+/// Carillon produces the audio loss metrics and, while video is sent or received, the video metrics (all but
+/// ``videoAvailableReceiveBandwidth``: the client runs no receive-side estimator); the content-share cases come
+/// with content share. Round-trip time and jitter of audio have no case here (adding cases would break exhaustive
 /// `switch`es in apps); they are measured for the CLIENT_METRIC upload (`RTC_MIC_RTT_MS`, `RTC_MIC_JITTER_MS`,
 /// `RTC_SPK_JITTER_MS`, `signaling.md` §3.18), not delivered to observers.
 public enum ObservableMetric: Int, CustomStringConvertible, Sendable, CaseIterable {
@@ -10,21 +11,23 @@ public enum ObservableMetric: Int, CustomStringConvertible, Sendable, CaseIterab
     case audioReceivePacketLossPercent = 0
     /// Loss of the audio this client sends, as the receiving side reports it, in percent (0–100).
     case audioSendPacketLossPercent = 1
-    /// Estimated available video send bandwidth, in bit/s (not produced yet).
+    /// The send-side bandwidth estimate for the camera, in bit/s (what the encoder may use).
     case videoAvailableSendBandwidth = 2
     /// Estimated available video receive bandwidth, in bit/s (not produced yet).
     case videoAvailableReceiveBandwidth = 3
-    /// Sent video bitrate, in bit/s (not produced yet).
+    /// Sent camera bitrate over the last second, in bit/s (media payload, retransmissions excluded).
     case videoSendBitrate = 4
-    /// Loss of sent video, in percent (not produced yet).
+    /// Loss of the sent camera stream as the server last reported it (packets never received, retransmissions
+    /// counted as received), in percent.
     case videoSendPacketLossPercent = 5
-    /// Sent video frames per second (not produced yet).
+    /// Camera pictures encoded and sent over the last second.
     case videoSendFps = 6
-    /// Round-trip time of sent video, in milliseconds (not produced yet).
+    /// Round trip to the server, in milliseconds.
     case videoSendRttMs = 7
-    /// Received video bitrate, in bit/s (not produced yet).
+    /// Received video bitrate over the last second, all streams, in bit/s (media payload).
     case videoReceiveBitrate = 8
-    /// Loss of received video, in percent (not produced yet).
+    /// Loss of received video over the last second, all streams: packets never received (retransmissions
+    /// counted as received), in percent.
     case videoReceivePacketLossPercent = 9
     /// Content-share video bitrate, in bit/s (not produced yet).
     case contentShareVideoSendBitrate = 10

@@ -21,6 +21,8 @@ final class MeetingMedia: @unchecked Sendable {
     private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.tick() }
     /// Called on the event loop with every attendee's volume and signal strength when any changed (AUDIO_METADATA).
     var onAudioMetadata: (([(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)]) -> Void)?
+    /// Called on the event loop when a session's camera stops arriving (`paused`) or arrives again.
+    var onVideoSourcePaused: ((SignalingConnectionID, Bool) -> Void)?
     /// Whether an attendee is muted (the signaling core owns the roster).
     var isMuted: ((String) -> Bool)?
 
@@ -101,6 +103,8 @@ final class MeetingMedia: @unchecked Sendable {
                 drivers[connection]?.sendRTCP(compound)
             case .audioMetadata(let states):
                 onAudioMetadata?(states)
+            case .videoSourcePaused(let connection, let paused):
+                onVideoSourcePaused?(connection, paused)
             }
         }
     }

@@ -33,6 +33,8 @@ struct MeetingMediaNegotiation {
         let ssrc: UInt32
         let rtxSSRC: UInt32?
         let feedback: Set<String>
+        /// The id of the transport-wide sequence number extension, when the m-line negotiated it and `transport-cc`.
+        var transportCCExtensionId: UInt8? = nil
     }
 
     /// The SDP answer for SUBSCRIBE_ACK.
@@ -114,10 +116,12 @@ struct MeetingMediaNegotiation {
                     answered = VideoSessionDescription.answerMedia(offered, transport: local, direction: .sendonly,
                                                                    sender: sender)
                     if let answered, let (vp8, rtx) = VideoSessionDescription.vp8(in: offered) {
+                        let feedback = Set(answered.codecs.first?.feedback ?? [])
                         downlinks.append(VideoDownlink(
                             mid: mid, source: wanted, payloadType: vp8.payloadType, rtxPayloadType: rtx?.payloadType,
-                            ssrc: downSSRC, rtxSSRC: rtx == nil ? nil : rtxSSRC,
-                            feedback: Set(answered.codecs.first?.feedback ?? [])))
+                            ssrc: downSSRC, rtxSSRC: rtx == nil ? nil : rtxSSRC, feedback: feedback,
+                            transportCCExtensionId: feedback.contains("transport-cc")
+                                ? answered.extensionId(for: SDPExtension.transportWideCCURI) : nil))
                     }
                 }
                 // A video m-line this server does not use stays in the bundle, inactive (or rejected without VP8).

@@ -6,4 +6,6 @@ enum MeetingMediaOutput {
     case rtcp(SignalingConnectionID, [UInt8])
     /// Every measured attendee's volume and signal strength, for AUDIO_METADATA (something changed).
     case audioMetadata([(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)])
+    /// A session's camera stopped arriving (`paused` true) or arrives again: INDEX `paused_at_source_ids`.
+    case videoSourcePaused(SignalingConnectionID, paused: Bool)
 }

@@ -15,8 +15,12 @@ import NIOCore
 ///   FIR, become one PLI (or FIR) to the publisher at most every ``keyFrameRequestInterval``: a request within the
 ///   interval is deferred to its end, never dropped (the key frame already asked for may have left before the
 ///   receiver lost its packets).
-/// - REMB: a publisher that negotiated `goog-remb` but not `transport-cc` (aiortc) is sent the smallest REMB its
-///   receivers reported, floored at ``minimumRemoteEstimate``, once a second.
+/// - Downlink congestion control: a session whose receive m-lines negotiated `transport-cc` gets a transport-wide
+///   sequence number on every video packet sent to it; its feedback drives a ``SendSideBandwidthEstimator`` and a
+///   ``Pacer`` (at 2.5× the estimate) that every packet to it goes through.
+/// - REMB: every publisher that negotiated `goog-remb` is sent, once a second, what its slowest receiver can take:
+///   the smallest of its receivers' REMBs (aiortc) and their estimates shared among the streams each receives,
+///   floored at ``minimumRemoteEstimate``. Without simulcast this is how a constrained receiver is kept from loss.
 ///
 /// ``MeetingMediaCore`` owns it and feeds it; it returns ``MeetingMediaOutput``s. Per forwarded packet: one array
 /// (the downlink's copy, which the send history shares) and O(1) work per receiver through a publisher → downlinks
@@ -32,8 +36,15 @@ struct MeetingVideoRouter {
     static let feedbackInterval = TimeAmount.milliseconds(10)
     /// The least REMB sent to a publisher: below it a stream is not worth sending.
     static let minimumRemoteEstimate: UInt64 = 150_000
+    /// The bounds and start of a session's downlink estimate.
+    static let minimumDownlinkBitrate = 150_000
+    static let startDownlinkBitrate = 2_500_000
+    static let maximumDownlinkBitrate = 50_000_000
     /// Round trip assumed for NACK repetition until one is measured.
     static let defaultRoundTrip = TimeAmount.milliseconds(100)
+    /// A connected camera that sends nothing for this long is reported paused at its source (checked with the
+    /// reports, so the report comes 2–3 s after the last packet); its next packet reports it flowing again.
+    static let sourceStallTimeout = TimeAmount.seconds(2)
 
     /// A session's camera as received. Uplink, downlink and member state are classes so the per-packet paths mutate
     /// them in place: a struct copied out of the dictionary would copy the NACK, feedback and history buffers on
@@ -49,6 +60,10 @@ struct MeetingVideoRouter {
         var keyFrameRequestDeferred = false
         var firSequence: UInt8 = 0
         var packetsReceived = 0
+        /// The last packet's arrival, or when the uplink was connected or configured while none came yet.
+        var lastPacketAt: NIODeadline?
+        /// Reported as paused at its source (``MeetingMediaOutput/videoSourcePaused(_:paused:)``).
+        var pausedAtSource = false
 
         init(negotiated: MeetingMediaNegotiation.VideoUplink, ssrc: UInt32?) {
             self.negotiated = negotiated
@@ -79,6 +94,18 @@ struct MeetingVideoRouter {
         }
     }
 
+    /// Congestion control of the video sent to one session (its receive m-lines negotiated transport-cc).
+    final class DownlinkControl {
+        let extensionId: UInt8
+        var sequenceNumber: UInt16 = 0
+        var estimator = SendSideBandwidthEstimator(configuration: .init(
+            minimumBitrate: MeetingVideoRouter.minimumDownlinkBitrate, startBitrate: MeetingVideoRouter.startDownlinkBitrate,
+            maximumBitrate: MeetingVideoRouter.maximumDownlinkBitrate))
+        var pacer = Pacer(targetBitrate: MeetingVideoRouter.startDownlinkBitrate)
+
+        init(extensionId: UInt8) { self.extensionId = extensionId }
+    }
+
     /// One session's video.
     final class Member {
         /// The SSRC this server's RTCP about the session's media is sent from (its audio SSRC).
@@ -88,8 +115,18 @@ struct MeetingVideoRouter {
         var roundTrip: TimeAmount?
         var uplink: Uplink?
         var downlinks: [Downlink] = []
+        /// Present while a downlink negotiated transport-cc.
+        var control: DownlinkControl?
 
         init(reportSSRC: UInt32) { self.reportSSRC = reportSSRC }
+
+        /// What the session can take per stream: its estimate shared among the downlinks it has not paused; nil
+        /// before its first feedback.
+        var estimatePerStream: UInt64? {
+            guard let control, control.estimator.feedbackCount > 0 else { return nil }
+            let streams = max(1, downlinks.count { !$0.pausedByReceiver })
+            return UInt64(control.estimator.targetBitrate / streams)
+        }
     }
 
     private(set) var members: [SignalingConnectionID: Member] = [:]
@@ -102,6 +139,7 @@ struct MeetingVideoRouter {
     var nextDeadline: NIODeadline? {
         var deadlines = [nextReports, nextFeedback]
         for member in members.values {
+            deadlines.append(member.control?.pacer.nextDeadline)
             if let uplink = member.uplink, uplink.keyFrameRequestDeferred, let last = uplink.lastKeyFrameRequest {
                 deadlines.append(last + Self.keyFrameRequestInterval)
             }
@@ -118,9 +156,12 @@ struct MeetingVideoRouter {
         -> [MeetingMediaOutput] {
         let member = members[id] ?? Member(reportSSRC: negotiation.ssrc)
         member.reportSSRC = negotiation.ssrc
+        var outputs: [MeetingMediaOutput] = []
         if let negotiated = negotiation.videoUplink {
             if member.uplink?.negotiated != negotiated {
                 let uplink = Uplink(negotiated: negotiated, ssrc: negotiated.ssrc)
+                uplink.lastPacketAt = now
+                if member.uplink?.pausedAtSource == true { outputs.append(.videoSourcePaused(id, paused: false)) }
                 if negotiated.transportCCExtensionId != nil {
                     uplink.transportFeedback = TransportFeedbackGenerator(senderSSRC: negotiation.ssrc,
                                                                           mediaSSRC: negotiated.ssrc ?? 0)
@@ -128,6 +169,7 @@ struct MeetingVideoRouter {
                 member.uplink = uplink
             }
         } else {
+            if member.uplink?.pausedAtSource == true { outputs.append(.videoSourcePaused(id, paused: false)) }
             member.uplink = nil
         }
         let previous = member.downlinks
@@ -138,10 +180,14 @@ struct MeetingVideoRouter {
             kept.negotiated = negotiated
             return kept
         }
+        if let extensionId = member.downlinks.lazy.compactMap(\.negotiated.transportCCExtensionId).first {
+            if member.control?.extensionId != extensionId { member.control = DownlinkControl(extensionId: extensionId) }
+        } else {
+            member.control = nil
+        }
         members[id] = member
         rebuildRoutes()
         // New or switched downlinks need a key frame from their publishers.
-        var outputs: [MeetingMediaOutput] = []
         for publisher in Set(negotiation.videoDownlinks.map(\.source.publisher)).sorted() {
             outputs += requestKeyFrame(from: publisher, now: now)
         }
@@ -152,6 +198,7 @@ struct MeetingVideoRouter {
     mutating func connected(_ id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
         guard members[id] != nil else { return [] }
         members[id]?.connected = true
+        members[id]?.uplink?.lastPacketAt = now
         if nextReports == nil { nextReports = now + Self.reportInterval }
         let publishers = Set(members[id]?.downlinks.map(\.negotiated.source.publisher) ?? []).sorted()
         return publishers.flatMap { requestKeyFrame(from: $0, now: now) }
@@ -225,16 +272,20 @@ struct MeetingVideoRouter {
         uplink.statistics?.record(sequenceNumber: media.sequenceNumber, rtpTimestamp: media.timestamp, arrival: now)
         uplink.nack.received(sequenceNumber: media.sequenceNumber, now: now)
         uplink.packetsReceived += 1
+        uplink.lastPacketAt = now
         let pending = uplink.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
         members[id]?.uplink = uplink
         if pending, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
 
         var outputs: [MeetingMediaOutput] = []
+        if uplink.pausedAtSource {
+            uplink.pausedAtSource = false
+            outputs.append(.videoSourcePaused(id, paused: false))
+        }
         var needsKeyFrame = false
         for (receiver, index) in routes[id] ?? [] {
-            switch forward(media, to: receiver, downlink: index, now: now) {
-            case .some(let bytes): outputs.append(.rtp(receiver, bytes))
-            case .none: break
+            if let bytes = forward(media, to: receiver, downlink: index, now: now) {
+                send(bytes, priority: .video, to: receiver, into: &outputs, now: now)
             }
             if members[receiver]?.downlinks[index].rewriter.isWaitingForKeyFrame == true,
                members[receiver]?.downlinks[index].pausedByReceiver == false {
@@ -253,9 +304,11 @@ struct MeetingVideoRouter {
         if downlink.rewriter.source != media.ssrc {
             members[receiver]?.downlinks[index].rewriter.switchSource(to: media.ssrc)
         }
+        // The transport-wide sequence number is written as the packet leaves the pacer.
+        let extensions: [(id: UInt8, value: [UInt8])] = members[receiver]?.control.map { [($0.extensionId, [0, 0])] } ?? []
         var bytes = RTPPacket(marker: media.marker, payloadType: downlink.negotiated.payloadType,
                               sequenceNumber: media.sequenceNumber, timestamp: media.timestamp, ssrc: media.ssrc,
-                              payload: media.payload).serialized()
+                              extensions: extensions, payload: media.payload).serialized()
         guard let header = try? RTPHeader(reading: bytes),
               members[receiver]?.downlinks[index].rewriter.rewrite(&bytes, header: header, now: now) == .forward,
               let sent = try? RTPHeader(reading: bytes)
@@ -266,6 +319,33 @@ struct MeetingVideoRouter {
         members[receiver]?.downlinks[index].lastTimestamp = sent.timestamp
         members[receiver]?.downlinks[index].lastSentAt = now
         return bytes
+    }
+
+    /// Sends a packet to a session: straight out, or through its pacer when its downlink is congestion controlled.
+    private func send(_ bytes: [UInt8], priority: Pacer.Priority, to receiver: SignalingConnectionID,
+                      into outputs: inout [MeetingMediaOutput], now: NIODeadline) {
+        guard let control = members[receiver]?.control else {
+            outputs.append(.rtp(receiver, bytes))
+            return
+        }
+        control.pacer.enqueue(Pacer.Packet(bytes: bytes, priority: priority))
+        pace(receiver, control, into: &outputs, now: now)
+    }
+
+    /// What a session's pacer lets go now, each packet numbered with the next transport-wide sequence number.
+    private func pace(_ receiver: SignalingConnectionID, _ control: DownlinkControl,
+                      into outputs: inout [MeetingMediaOutput], now: NIODeadline) {
+        for packet in control.pacer.poll(now: now) {
+            var bytes = packet.bytes
+            if let header = try? RTPHeader(reading: bytes),
+               let range = header.extensionRange(id: control.extensionId, in: bytes), range.count == 2 {
+                bytes[range.lowerBound] = UInt8(control.sequenceNumber >> 8)
+                bytes[range.lowerBound + 1] = UInt8(truncatingIfNeeded: control.sequenceNumber)
+                control.estimator.packetSent(transportSequenceNumber: control.sequenceNumber, size: bytes.count, at: now)
+                control.sequenceNumber &+= 1
+            }
+            outputs.append(.rtp(receiver, bytes))
+        }
     }
 
     // MARK: RTCP
@@ -296,7 +376,7 @@ struct MeetingVideoRouter {
                     let repair = members[id]?.downlinks[index].rtx != nil
                         ? members[id]?.downlinks[index].rtx?.wrap(original) : original
                     if let repair {
-                        outputs.append(.rtp(id, repair))
+                        send(repair, priority: .retransmission, to: id, into: &outputs, now: now)
                         members[id]?.downlinks[index].retransmissions += 1
                     }
                 }
@@ -306,19 +386,35 @@ struct MeetingVideoRouter {
                         members[id]?.downlinks[index].remoteEstimate = bitrate
                     }
                 }
+            case .transportFeedback(let feedback):
+                guard let control = member.control else { continue }
+                control.estimator.transportFeedbackReceived(feedback, now: now)
+                control.pacer.setRate(targetBitrate: control.estimator.targetBitrate)
             case .senderReport(let ssrc, let ntp, _, _, _, let blocks):
                 if ssrc == member.uplink?.ssrc {
                     members[id]?.uplink?.statistics?.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
                 }
                 measureRoundTrip(blocks, of: id, now: now)
+                downlinkLoss(blocks, of: member, now: now)
             case .receiverReport(_, let blocks):
                 measureRoundTrip(blocks, of: id, now: now)
+                downlinkLoss(blocks, of: member, now: now)
             default:
                 break
             }
         }
         for publisher in keyFramesFrom.sorted() { outputs += requestKeyFrame(from: publisher, now: now) }
         return outputs
+    }
+
+    /// The loss a session reports about its downlinks, for its estimate (the worst stream counts).
+    private func downlinkLoss(_ blocks: [RTCPPacket.ReportBlock], of member: Member, now: NIODeadline) {
+        guard let control = member.control else { return }
+        let worst = blocks.filter { block in member.downlinks.contains { $0.negotiated.ssrc == block.ssrc } }
+            .map(\.fractionLost).max()
+        guard let worst else { return }
+        control.estimator.receiverReportReceived(fractionLost: worst, now: now)
+        control.pacer.setRate(targetBitrate: control.estimator.targetBitrate)
     }
 
     /// The round trip from report blocks about a session's downlinks: they echo this router's sender reports.
@@ -390,6 +486,11 @@ struct MeetingVideoRouter {
             nextFeedback = pending ? now + Self.feedbackInterval : nil
         }
         for id in members.keys.sorted() {
+            if let control = members[id]?.control, let due = control.pacer.nextDeadline, due <= now {
+                pace(id, control, into: &outputs, now: now)
+            }
+        }
+        for id in members.keys.sorted() {
             guard let uplink = members[id]?.uplink, uplink.keyFrameRequestDeferred, let last = uplink.lastKeyFrameRequest,
                   now >= last + Self.keyFrameRequestInterval else { continue }
             outputs += requestKeyFrame(from: id, now: now)
@@ -398,6 +499,19 @@ struct MeetingVideoRouter {
             let next = due + Self.reportInterval
             nextReports = next > now ? next : now + Self.reportInterval
             outputs += reports(now: now)
+            outputs += stalledSources(now: now)
+        }
+        return outputs
+    }
+
+    /// Connected cameras that have sent nothing for ``sourceStallTimeout``, newly reported paused at their source.
+    private func stalledSources(now: NIODeadline) -> [MeetingMediaOutput] {
+        var outputs: [MeetingMediaOutput] = []
+        for id in members.keys.sorted() {
+            guard let member = members[id], member.connected, let uplink = member.uplink, !uplink.pausedAtSource,
+                  let last = uplink.lastPacketAt, now - last >= Self.sourceStallTimeout else { continue }
+            uplink.pausedAtSource = true
+            outputs.append(.videoSourcePaused(id, paused: true))
         }
         return outputs
     }
@@ -423,7 +537,7 @@ struct MeetingVideoRouter {
                                              octetCount: downlink.octetsSent, reports: []))
             }
             if let uplink = member.uplink, let ssrc = uplink.ssrc, uplink.negotiated.feedback.contains("goog-remb"),
-               !uplink.negotiated.feedback.contains("transport-cc"), let estimate = remoteEstimate(for: id) {
+               let estimate = remoteEstimate(for: id) {
                 packets.append(.receiverEstimatedMaximumBitrate(senderSSRC: member.reportSSRC, bitrate: estimate,
                                                                 ssrcs: [ssrc]))
             }
@@ -438,9 +552,15 @@ struct MeetingVideoRouter {
         return outputs
     }
 
-    /// The smallest estimate a publisher's receivers reported, floored; nil when none reported one.
+    /// What the slowest of a publisher's receivers can take of its stream, floored: the smallest of their REMBs
+    /// and of their estimates per stream; nil when none has one.
     private func remoteEstimate(for publisher: SignalingConnectionID) -> UInt64? {
-        let estimates = (routes[publisher] ?? []).compactMap { members[$0.receiver]?.downlinks[$0.index].remoteEstimate }
+        var estimates: [UInt64] = []
+        for (receiver, index) in routes[publisher] ?? [] {
+            guard let member = members[receiver], member.connected, !member.downlinks[index].pausedByReceiver else { continue }
+            if let reported = member.downlinks[index].remoteEstimate { estimates.append(reported) }
+            if let share = member.estimatePerStream { estimates.append(share) }
+        }
         return estimates.min().map { max($0, Self.minimumRemoteEstimate) }
     }
 

@@ -40,6 +40,9 @@ public final class MeetingRoom: @unchecked Sendable {
         media?.onAudioMetadata = { [weak self] states in
             self?.apply { core, now in core.audioMetadata(states, now: now) }
         }
+        media?.onVideoSourcePaused = { [weak self] connection, paused in
+            self?.apply { core, now in core.videoSourcePaused(connection, paused: paused, now: now) }
+        }
         media?.isMuted = { [weak self] attendeeId in self?.core.isMuted(attendeeId) ?? false }
     }
 

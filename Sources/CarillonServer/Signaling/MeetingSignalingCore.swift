@@ -63,6 +63,8 @@ public struct MeetingSignalingCore: Sendable {
         let identity: AttendeeIdentity
         let groupId: UInt32
         var layers: [VideoLayer]
+        /// The media stopped arriving (the router's report): listed in INDEX `paused_at_source_ids`.
+        var pausedAtSource = false
     }
 
     /// What a SUBSCRIBE asked for the session's own video, applied when its answer succeeds.
@@ -219,7 +221,9 @@ public struct MeetingSignalingCore: Sendable {
             }
             let before = publications[connection]
             switch pending {
-            case .publish(let publication):
+            case .publish(var publication):
+                // A re-SUBSCRIBE keeps the media's state: only the router reports a change.
+                publication.pausedAtSource = before?.pausedAtSource ?? false
                 publications[connection] = publication
                 ack.duplex = .duplex
                 ack.allocations = publication.layers.map { layer in
@@ -447,6 +451,16 @@ public struct MeetingSignalingCore: Sendable {
         }
     }
 
+    /// The media of a session's camera stopped arriving (`paused`) or arrives again: everyone else gets a new INDEX
+    /// whose `paused_at_source_ids` lists (or no longer lists) its stream ids, and marks its tile accordingly.
+    public mutating func videoSourcePaused(_ connection: SignalingConnectionID, paused: Bool,
+                                           now: ClockReading) -> [MeetingSignalingOutput] {
+        guard var publication = publications[connection], publication.pausedAtSource != paused else { return [] }
+        publication.pausedAtSource = paused
+        publications[connection] = publication
+        return indexUpdate(now: now, excluding: connection)
+    }
+
     /// Removes the publication of a socket that ended or left, telling everyone else with a new INDEX.
     private mutating func endPublication(of connection: SignalingConnectionID, now: ClockReading) -> [MeetingSignalingOutput] {
         pendingVideo[connection] = nil
@@ -485,6 +499,7 @@ public struct MeetingSignalingCore: Sendable {
                 descriptor.externalUserID = publication.identity.externalUserId
                 descriptor.mediaType = .video
                 index.sources.append(descriptor)
+                if publication.pausedAtSource { index.pausedAtSourceIds.append(layer.streamId) }
             }
         }
         var frame = makeFrame(.index, now: now)
