@@ -252,17 +252,11 @@ struct MeetingVideoRouter {
         if packet.payloadType == uplink.negotiated.rtxPayloadType {
             guard let ssrc = uplink.ssrc,
                   let original = RTXStream.unwrap(packet, mediaSSRC: ssrc, mediaPayloadType: uplink.negotiated.payloadType)
-            else {
-                members[id]?.uplink = uplink
-                return []
-            }
+            else { return [] }
             media = original
         } else if uplink.ssrc != packet.ssrc {
             // An SSRC the offer declared is the only one taken; otherwise the newest stream is the camera.
-            guard uplink.negotiated.ssrc == nil else {
-                members[id]?.uplink = uplink
-                return []
-            }
+            guard uplink.negotiated.ssrc == nil else { return [] }
             uplink.ssrc = packet.ssrc
             uplink.nack = NackGenerator()
             uplink.statistics = nil
@@ -274,7 +268,6 @@ struct MeetingVideoRouter {
         uplink.packetsReceived += 1
         uplink.lastPacketAt = now
         let pending = uplink.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
-        members[id]?.uplink = uplink
         if pending, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
 
         var outputs: [MeetingMediaOutput] = []
@@ -451,7 +444,6 @@ struct MeetingVideoRouter {
             request = .fullIntraRequest(senderSSRC: member.reportSSRC,
                                         entries: [.init(ssrc: ssrc, sequenceNumber: uplink.firSequence)])
         }
-        members[publisher]?.uplink = uplink
         return [.rtcp(publisher, Self.compound(member.reportSSRC, request))]
     }
 
@@ -481,7 +473,6 @@ struct MeetingVideoRouter {
                     }
                 }
                 pending = pending || uplink.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
-                members[id]?.uplink = uplink
             }
             nextFeedback = pending ? now + Self.feedbackInterval : nil
         }
