@@ -1,8 +1,9 @@
 """One headless-Chromium session against `carillon peer`, meant to run inside a fresh network namespace whose only
 interface is loopback (see test_rtc_chromium.py), so no packet can leave 127.0.0.0/8.
 
-Usage: chromium_session.py offer|answer   (the role Carillon takes). Prints one JSON line: Carillon's result and
-Chromium's getStats figures.
+Usage: chromium_session.py offer|answer [video [CAPTURE_FILE]]   (the role Carillon takes). Prints one JSON line:
+Carillon's result and Chromium's getStats figures. With `video` (see chromium_video_page.py) both sides also send and
+decode VP8; with CAPTURE_FILE Carillon writes the first VP8 packets it receives from Chromium there.
 """
 import http.server
 import json
@@ -14,6 +15,7 @@ import tempfile
 import threading
 
 from carillon_peer import CarillonPeer
+import chromium_video_page
 
 PACKETS = 150
 
@@ -66,8 +68,16 @@ main().catch(e => post('/result', {error: String(e)}));
 
 def main():
     role = sys.argv[1]
+    video = len(sys.argv) > 2 and sys.argv[2] == "video"
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    peer = CarillonPeer(role, packets=PACKETS, duration=6.0)
+    if video:
+        capture = sys.argv[3:4]
+        peer = CarillonPeer(role, packets=PACKETS, duration=chromium_video_page.CARILLON_DURATION,
+                            extra_args=chromium_video_page.carillon_arguments(*capture))
+        page, config = chromium_video_page.PAGE, chromium_video_page.CONFIG
+    else:
+        peer = CarillonPeer(role, packets=PACKETS, duration=6.0)
+        page, config = PAGE, {}
     browser_result = {}
     done = threading.Event()
 
@@ -85,9 +95,9 @@ def main():
 
         def do_GET(self):
             if self.path == "/":
-                self.reply(PAGE, "text/html")
+                self.reply(page, "text/html")
             elif self.path == "/role":
-                self.reply({"carillon": role})
+                self.reply({"carillon": role, **config})
             elif self.path == "/offer":
                 self.reply({"sdp": peer.next("offer")["sdp"]})
             else:
@@ -118,7 +128,7 @@ def main():
         "--use-fake-ui-for-media-stream", f"http://127.0.0.1:{server.server_address[1]}/",
     ], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        finished = done.wait(timeout=60)
+        finished = done.wait(timeout=90 if video else 60)
         carillon = peer.next("result", timeout=30) if finished else {"error": "no browser result"}
     finally:
         browser.kill()
