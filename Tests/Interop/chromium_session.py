@@ -74,7 +74,8 @@ def main():
         capture = sys.argv[3:4]
         peer = CarillonPeer(role, packets=PACKETS, duration=chromium_video_page.CARILLON_DURATION,
                             extra_args=chromium_video_page.carillon_arguments(*capture))
-        page, config = chromium_video_page.PAGE, chromium_video_page.CONFIG
+        page = chromium_video_page.PAGE
+        config = chromium_video_page.CAPTURE_CONFIG if capture else chromium_video_page.CONFIG
     else:
         peer = CarillonPeer(role, packets=PACKETS, duration=6.0)
         page, config = PAGE, {}

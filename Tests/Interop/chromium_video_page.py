@@ -22,7 +22,10 @@ DECODE_WAIT = 10
 CARILLON_DURATION = 16.0
 
 CONFIG = {"video": {"width": WIDTH, "height": HEIGHT, "fps": FPS, "color": PALETTE_RGB[CHROMIUM_COLOR],
-                    "decodedTarget": DECODED_TARGET, "decodeWait": DECODE_WAIT}}
+                    "decodedTarget": DECODED_TARGET, "decodeWait": DECODE_WAIT, "texture": False}}
+# For capturing packets as test fixtures: a small picture whose lower part is fine noise, so even a small key frame
+# spans several packets.
+CAPTURE_CONFIG = {"video": {**CONFIG["video"], "width": 160, "height": 96, "texture": True}}
 
 
 def carillon_arguments(capture=None):
@@ -52,6 +55,19 @@ function crc8(counter) {
 }
 const cellLeft = (column, width) => Math.floor(column * width / 20);
 const cellTop = (row, height) => Math.floor(row * height / 10);
+let noise = null;
+// Grey noise from a fixed linear congruential sequence (the same every run).
+function makeNoise(width, height) {
+  const image = new ImageData(width, height);
+  let state = 12345;
+  for (let at = 0; at < image.data.length; at += 4) {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    const level = 64 + (state >> 16) % 128;
+    image.data[at] = image.data[at + 1] = image.data[at + 2] = level;
+    image.data[at + 3] = 255;
+  }
+  return image;
+}
 function drawPattern(context, width, height, frame, rgb) {
   const counter = frame & 0xFFFF, bits = counter * 256 + crc8(counter);
   for (let index = 0; index < 24; index++) {
@@ -62,8 +78,15 @@ function drawPattern(context, width, height, frame, rgb) {
   }
   context.fillStyle = `rgb(${rgb[0]}, ${rgb[1]}, ${rgb[2]})`;
   context.fillRect(cellLeft(12, width), 0, width - cellLeft(12, width), cellTop(2, height));
-  // Moving content below: a grey field with a light bar drifting across and a dark one drifting down.
   const top = cellTop(2, height);
+  if (noise) {
+    // Moving fine detail: the noise field scrolls sideways two pixels a picture.
+    const shift = (frame * 2) % width;
+    context.putImageData(noise, -shift, top);
+    context.putImageData(noise, width - shift, top);
+    return;
+  }
+  // Moving content below: a grey field with a light bar drifting across and a dark one drifting down.
   context.fillStyle = '#606060';
   context.fillRect(0, top, width, height - top);
   context.fillStyle = '#d0d0d0';
@@ -132,6 +155,7 @@ async function main() {
   const canvas = document.createElement('canvas');
   canvas.width = settings.width; canvas.height = settings.height;
   const drawing = canvas.getContext('2d');
+  if (settings.texture) noise = makeNoise(settings.width, settings.height - cellTop(2, settings.height));
   let frame = 0;
   drawPattern(drawing, settings.width, settings.height, frame, settings.color);
   setInterval(() => drawPattern(drawing, settings.width, settings.height, ++frame, settings.color), 1000 / settings.fps);
