@@ -58,6 +58,10 @@ struct PeerCommand: AsyncParsableCommand {
             help: "Colour of the pattern's colour area: red, green, blue, yellow, magenta, cyan, orange or purple.")
     var videoColor: String = "magenta"
 
+    @Option(name: .customLong("video-drop-every"),
+            help: "Drop every Nth VP8 packet sent and received (never a retransmission), so NACK and RTX run; 0: none.")
+    var videoDropEvery: Int = 0
+
     @Option(name: .customLong("capture-video"),
             help: "Write the first received VP8 packets (decrypted, one hex line each) to this file.")
     var captureVideo: String?
@@ -76,6 +80,7 @@ struct PeerCommand: AsyncParsableCommand {
         }
         guard patternColor != nil else { throw ValidationError("unknown --video-color \(videoColor)") }
         guard captureFrames > 0 else { throw ValidationError("--capture-frames must be positive") }
+        guard videoDropEvery == 0 || videoDropEvery >= 2 else { throw ValidationError("--video-drop-every must be 0 or from 2 up") }
     }
 
     private var parsedVideoSize: (width: Int, height: Int)? {
@@ -250,14 +255,16 @@ struct PeerCommand: AsyncParsableCommand {
                            in box: NIOLoopBoundBox<PeerVideo?>) async throws {
         // validate() checked both.
         guard let size = parsedVideoSize, let color = patternColor else { throw ValidationError("bad video options") }
-        let (frameRate, bitrate) = (videoFrameRate, videoBitrate)
+        let (frameRate, bitrate, dropEvery) = (videoFrameRate, videoBitrate, videoDropEvery)
         let capture = captureVideo != nil ? VideoPacketCapture(frames: captureFrames) : nil
         try await socket.eventLoop.submit {
             let sender = parameters.sends
                 ? try PeerVideoSender(parameters: parameters, width: size.width, height: size.height,
-                                      frameRate: frameRate, bitrate: bitrate, color: color)
+                                      frameRate: frameRate, bitrate: bitrate, color: color, dropEvery: dropEvery)
                 : nil
-            let receiver = parameters.receives ? try PeerVideoReceiver(parameters: parameters, capture: capture) : nil
+            let receiver = parameters.receives
+                ? try PeerVideoReceiver(parameters: parameters, dropEvery: dropEvery, capture: capture)
+                : nil
             box.value = PeerVideo(parameters: parameters, socket: socket, sender: sender, receiver: receiver,
                                   cname: "carillon")
         }.get()

@@ -55,8 +55,6 @@ final class PeerVideo {
     /// A received RTP packet (audio too: transport-wide feedback covers every packet of the transport).
     func received(rtp packet: RTPPacket, now: NIODeadline) {
         guard let receiver else { return }
-        receiver.recordTransportSequence(of: packet, now: now)
-        guard receiver.carries(packet) else { return }
         for compound in receiver.received(packet, now: now) { socket.sendRTCP(compound) }
     }
 

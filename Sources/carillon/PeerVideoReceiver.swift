@@ -40,6 +40,8 @@ final class PeerVideoReceiver {
         var nacksSent = 0
         var packetsNacked = 0
         var feedbackSent = 0
+        /// Packets discarded on purpose (``dropEvery``), as if the network lost them.
+        var packetsDropped = 0
     }
 
     /// A stall this long (several NACK round trips on loopback) asks for a key frame.
@@ -52,6 +54,9 @@ final class PeerVideoReceiver {
     static let roundTrip = TimeAmount.milliseconds(50)
 
     let parameters: PeerVideoParameters
+    /// Every this many media packets one is discarded on arrival (0: none), so NACK, RTX and key-frame requests run
+    /// as they would on a lossy network. Retransmissions are never discarded.
+    let dropEvery: Int
     /// The SSRC of the received video: announced in SDP, else learnt from the first packet.
     private(set) var mediaSSRC: UInt32?
     private(set) var statistics = Statistics()
@@ -67,9 +72,11 @@ final class PeerVideoReceiver {
     /// The packets captured so far, when capturing.
     private(set) var capture: VideoPacketCapture?
 
-    /// Creates a receiver; with `capture`, the first packets of the stream are kept as they arrived.
-    init(parameters: PeerVideoParameters, capture: VideoPacketCapture?) throws(PeerVideoError) {
+    /// Creates a receiver that discards every `dropEvery`th media packet (0: none); with `capture`, the first packets
+    /// of the stream are kept as they arrived.
+    init(parameters: PeerVideoParameters, dropEvery: Int = 0, capture: VideoPacketCapture?) throws(PeerVideoError) {
         self.parameters = parameters
+        self.dropEvery = dropEvery
         mediaSSRC = parameters.remoteSSRC
         self.capture = capture
         do {
@@ -87,23 +94,24 @@ final class PeerVideoReceiver {
         [nextNack, assembler.nextDeadline, feedback?.nextDeadline].compactMap { $0 }.min()
     }
 
-    /// Whether `packet` belongs to the received video (VP8 or its RTX); other packets are the audio's.
-    func carries(_ packet: RTPPacket) -> Bool {
-        packet.payloadType == parameters.payloadType || packet.payloadType == parameters.rtxPayloadType
-    }
-
-    /// Records the transport-wide sequence number of any received packet that carries one (audio included: the
-    /// feedback covers the whole transport).
-    func recordTransportSequence(of packet: RTPPacket, now: NIODeadline) {
-        guard let id = parameters.transportCCExtensionId, let value = packet.extensionValue(id: id),
-              let sequence = RTPHeaderExtensionValue.transportSequenceNumber(value)
-        else { return }
-        feedback?.received(transportSequenceNumber: sequence, arrival: now)
-    }
-
-    /// A received video packet (``carries(_:)`` is true); returns RTCP compounds to send at once (key-frame
-    /// requests from the decoder).
+    /// A received RTP packet of the transport, audio included (transport-wide feedback covers every packet);
+    /// returns RTCP compounds to send at once (key-frame requests from the decoder).
     func received(_ packet: RTPPacket, now: NIODeadline) -> [[UInt8]] {
+        let isMedia = packet.payloadType == parameters.payloadType
+        if isMedia, packet.ssrc == mediaSSRC ?? packet.ssrc {
+            mediaSSRC = packet.ssrc
+            capture?.record(packet)
+            statistics.packets += 1
+            statistics.bytes += packet.payload.count
+            // Discarded before anything sees it, transport-wide feedback included, as a network loss would be: a
+            // sender told the packet arrived would drop it from its history and could not answer the NACK.
+            if dropEvery > 0, statistics.packets % dropEvery == 0 {
+                statistics.packetsDropped += 1
+                return []
+            }
+        }
+        recordTransportSequence(of: packet, now: now)
+        guard isMedia || packet.payloadType == parameters.rtxPayloadType else { return [] }
         var media = packet
         if packet.payloadType == parameters.rtxPayloadType {
             statistics.rtxPackets += 1
@@ -115,11 +123,7 @@ final class PeerVideoReceiver {
             }
             media = original
         } else {
-            if mediaSSRC == nil { mediaSSRC = packet.ssrc }
             guard packet.ssrc == mediaSSRC else { return [] }
-            capture?.record(packet)
-            statistics.packets += 1
-            statistics.bytes += packet.payload.count
             receiveStatistics.record(sequenceNumber: packet.sequenceNumber, rtpTimestamp: packet.timestamp, arrival: now)
         }
         if parameters.nack {
@@ -143,6 +147,14 @@ final class PeerVideoReceiver {
             }
         }
         return requests
+    }
+
+    /// Records the transport-wide sequence number of a packet that carries one.
+    private func recordTransportSequence(of packet: RTPPacket, now: NIODeadline) {
+        guard let id = parameters.transportCCExtensionId, let value = packet.extensionValue(id: id),
+              let sequence = RTPHeaderExtensionValue.transportSequenceNumber(value)
+        else { return }
+        feedback?.received(transportSequenceNumber: sequence, arrival: now)
     }
 
     /// A sender report from the other side, echoed in the next report block (for its round-trip measurement).
@@ -195,7 +207,7 @@ final class PeerVideoReceiver {
             "counterRepeats": statistics.counterRepeats,
             "colors": statistics.colors, "keyFrameRequests": statistics.keyFrameRequests,
             "nacksSent": statistics.nacksSent, "packetsNacked": statistics.packetsNacked,
-            "feedbackSent": statistics.feedbackSent,
+            "feedbackSent": statistics.feedbackSent, "packetsDropped": statistics.packetsDropped,
         ]
         if let first = statistics.firstCounter, let last = statistics.lastCounter {
             figures["firstCounter"] = first

@@ -23,11 +23,16 @@ final class PeerVideoSender {
         var fullIntraReceived = 0
         var packetsNacked = 0
         var retransmissions = 0
+        /// Packets left out on purpose (``dropEvery``), as if the network lost them.
+        var packetsDropped = 0
     }
 
     let parameters: PeerVideoParameters
     let pattern: VideoTestPattern
     let frameRate: Int
+    /// Every this many packets one is kept in the history but not sent (0: none), so the receiver's NACKs and the
+    /// RTX answers run as they would on a lossy network.
+    let dropEvery: Int
     private(set) var statistics = Statistics()
 
     private let encoder: VP8Encoder
@@ -42,11 +47,13 @@ final class PeerVideoSender {
     private var lastTimestamp: UInt32?
     private var lastPictureSent: Int?
 
-    /// Creates a sender of `width`x`height` pictures at `frameRate` and `bitrate` bit/s in `color`.
+    /// Creates a sender of `width`x`height` pictures at `frameRate` and `bitrate` bit/s in `color`, leaving out
+    /// every `dropEvery`th packet (0: none).
     init(parameters: PeerVideoParameters, width: Int, height: Int, frameRate: Int, bitrate: Int,
-         color: VideoTestPattern.Color) throws(PeerVideoError) {
+         color: VideoTestPattern.Color, dropEvery: Int = 0) throws(PeerVideoError) {
         self.parameters = parameters
         self.frameRate = frameRate
+        self.dropEvery = dropEvery
         do {
             pattern = try VideoTestPattern(width: width, height: height, color: color)
         } catch {
@@ -114,6 +121,10 @@ final class PeerVideoSender {
             sequenceNumber &+= 1
             statistics.packetsSent += 1
             statistics.bytesSent += payload.count
+            if dropEvery > 0, statistics.packetsSent % dropEvery == 0 {
+                statistics.packetsDropped += 1
+                continue
+            }
             packets.append(packet)
         }
         return packets
@@ -168,6 +179,7 @@ final class PeerVideoSender {
             "framesDropped": statistics.framesDropped, "framesSkipped": statistics.framesSkipped,
             "pliReceived": statistics.pictureLossReceived, "firReceived": statistics.fullIntraReceived,
             "packetsNacked": statistics.packetsNacked, "retransmissions": statistics.retransmissions,
+            "packetsDropped": statistics.packetsDropped,
             // The pattern's counter shows the picture number modulo 65536.
             "lastCounter": lastPictureSent.map { $0 & 0xFFFF } ?? -1,
         ]

@@ -1,10 +1,13 @@
 """One headless-Chromium session against `carillon peer`, meant to run inside a fresh network namespace whose only
 interface is loopback (see test_rtc_chromium.py), so no packet can leave 127.0.0.0/8.
 
-Usage: chromium_session.py offer|answer [video [CAPTURE_FILE]]   (the role Carillon takes). Prints one JSON line:
-Carillon's result and Chromium's getStats figures. With `video` (see chromium_video_page.py) both sides also send and
-decode VP8; with CAPTURE_FILE Carillon writes the first VP8 packets it receives from Chromium there.
+Usage: chromium_session.py offer|answer [video [--drop-every N] [--capture FILE]]   (the role Carillon takes). Prints
+one JSON line: Carillon's result and Chromium's getStats figures. With `video` (see chromium_video_page.py) both sides
+also send and decode VP8; `--drop-every N` makes Carillon leave out every Nth VP8 packet it sends and receives, so
+both sides' NACK and RTX repair run; `--capture FILE` makes Carillon write the first VP8 packets it receives from
+Chromium there (from a small textured canvas, for test fixtures).
 """
+import argparse
 import http.server
 import json
 import os
@@ -67,15 +70,19 @@ main().catch(e => post('/result', {error: String(e)}));
 
 
 def main():
-    role = sys.argv[1]
-    video = len(sys.argv) > 2 and sys.argv[2] == "video"
+    parser = argparse.ArgumentParser()
+    parser.add_argument("role", choices=["offer", "answer"])
+    parser.add_argument("media", nargs="?", choices=["video"])
+    parser.add_argument("--drop-every", type=int, default=0)
+    parser.add_argument("--capture")
+    arguments = parser.parse_args()
+    role, video = arguments.role, arguments.media == "video"
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     if video:
-        capture = sys.argv[3:4]
         peer = CarillonPeer(role, packets=PACKETS, duration=chromium_video_page.CARILLON_DURATION,
-                            extra_args=chromium_video_page.carillon_arguments(*capture))
+                            extra_args=chromium_video_page.carillon_arguments(arguments.drop_every, arguments.capture))
         page = chromium_video_page.PAGE
-        config = chromium_video_page.CAPTURE_CONFIG if capture else chromium_video_page.CONFIG
+        config = chromium_video_page.CAPTURE_CONFIG if arguments.capture else chromium_video_page.CONFIG
     else:
         peer = CarillonPeer(role, packets=PACKETS, duration=6.0)
         page, config = PAGE, {}

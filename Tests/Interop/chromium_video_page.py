@@ -28,9 +28,9 @@ CONFIG = {"video": {"width": WIDTH, "height": HEIGHT, "fps": FPS, "color": PALET
 CAPTURE_CONFIG = {"video": {**CONFIG["video"], "width": 160, "height": 96, "texture": True}}
 
 
-def carillon_arguments(capture=None):
+def carillon_arguments(drop_every=0, capture=None):
     arguments = ["--video", "--video-size", f"{WIDTH}x{HEIGHT}", "--video-fps", str(FPS),
-                 "--video-color", CARILLON_COLOR]
+                 "--video-color", CARILLON_COLOR, "--video-drop-every", str(drop_every)]
     if capture:
         arguments += ["--capture-video", capture, "--capture-frames", "5"]
     return arguments
@@ -142,6 +142,9 @@ async function videoStats(pc) {
       frameWidth: s.frameWidth, frameHeight: s.frameHeight, framesPerSecond: s.framesPerSecond,
       qualityLimitationReason: s.qualityLimitationReason, nackCount: s.nackCount, pliCount: s.pliCount,
       targetBitrate: s.targetBitrate, retransmittedPacketsSent: s.retransmittedPacketsSent};
+    if (s.type === 'remote-inbound-rtp' && s.kind === 'video') figures.remoteInbound = {
+      roundTripTime: s.roundTripTime, roundTripTimeMeasurements: s.roundTripTimeMeasurements,
+      packetsLost: s.packetsLost, fractionLost: s.fractionLost};
     if (s.type === 'inbound-rtp' && s.kind === 'audio') figures.audioInbound += s.packetsReceived;
     if (s.type === 'outbound-rtp' && s.kind === 'audio') figures.audioOutbound += s.packetsSent;
     if (s.type === 'transport') { figures.dtlsState = s.dtlsState; figures.srtpCipher = s.srtpCipher; }
@@ -151,7 +154,7 @@ async function videoStats(pc) {
 async function main() {
   const config = await (await fetch('/role')).json();
   const settings = config.video;
-  // The camera: a canvas with the pattern, redrawn at the frame rate; 'detail' keeps its resolution fixed.
+  // The camera: a canvas with the pattern, redrawn at the frame rate.
   const canvas = document.createElement('canvas');
   canvas.width = settings.width; canvas.height = settings.height;
   const drawing = canvas.getContext('2d');
@@ -161,7 +164,6 @@ async function main() {
   setInterval(() => drawPattern(drawing, settings.width, settings.height, ++frame, settings.color), 1000 / settings.fps);
   const camera = canvas.captureStream(settings.fps);
   const videoTrack = camera.getVideoTracks()[0];
-  videoTrack.contentHint = 'detail';
   const audio = new AudioContext();
   const oscillator = audio.createOscillator();
   const destination = audio.createMediaStreamDestination();
@@ -199,6 +201,13 @@ async function main() {
     await gathered(pc);
     await post('/answer', {sdp: pc.localDescription.sdp});
   }
+  // A camera whose size never changes, whatever the bandwidth or CPU estimates say (the test checks the size).
+  for (const sender of pc.getSenders()) {
+    if (sender.track?.kind !== 'video') continue;
+    const parameters = sender.getParameters();
+    parameters.degradationPreference = 'maintain-resolution';
+    await sender.setParameters(parameters);
+  }
   const start = Date.now();
   while (pc.connectionState !== 'connected' && Date.now() - start < 20000) await pause(50);
   const connectedState = pc.connectionState;
@@ -219,7 +228,7 @@ async function main() {
     ? Math.round((after.inbound.framesDecoded - before.inbound.framesDecoded) / seconds * 10) / 10 : 0;
   await post('/result', {connectionState: connectedState, dtlsState: after.dtlsState, srtpCipher: after.srtpCipher,
                          inbound: after.audioInbound, outbound: after.audioOutbound,
-                         video: {inbound: after.inbound, outbound: after.outbound, decodedFps: fps,
+                         video: {inbound: after.inbound, outbound: after.outbound, remoteInbound: after.remoteInbound, decodedFps: fps,
                                  windowSeconds: seconds, pictures: [first, second]}});
 }
 main().catch(e => post('/result', {error: String(e)}));

@@ -62,7 +62,7 @@ async def wait_connected(pc, timeout=20.0):
     raise AssertionError(f"aiortc connection state {pc.connectionState}")
 
 
-async def run(carillon_role):
+async def run(carillon_role, drop_every):
     pc = RTCPeerConnection()
     pc.addTrack(AudioStreamTrack())
     pc.addTrack(PatternTrack())
@@ -70,7 +70,7 @@ async def run(carillon_role):
     pc.on("track", lambda track: asyncio.ensure_future(consume(track, pictures)))
     peer = CarillonPeer(carillon_role, duration=DURATION,
                         extra_args=["--video", "--video-size", f"{WIDTH}x{HEIGHT}", "--video-fps", str(FPS),
-                                    "--video-color", "magenta"])
+                                    "--video-color", "magenta", "--video-drop-every", str(drop_every)])
     loop = asyncio.get_running_loop()
     try:
         if carillon_role == "answer":
@@ -91,10 +91,12 @@ async def run(carillon_role):
     return result, pictures
 
 
-@pytest.mark.parametrize("carillon_role", ["answer", "offer"])
-def test_aiortc_and_carillon_exchange_vp8(carillon_role):
-    result, pictures = asyncio.run(run(carillon_role))
-    print(carillon_role, result, len(pictures))
+# With drop_every, Carillon leaves out every 20th VP8 packet it sends and discards every 20th it receives: aiortc
+# must NACK and get Carillon's RTX retransmissions, and Carillon must NACK and get aiortc's.
+@pytest.mark.parametrize("carillon_role,drop_every", [("answer", 0), ("offer", 0), ("offer", 20)])
+def test_aiortc_and_carillon_exchange_vp8(carillon_role, drop_every):
+    result, pictures = asyncio.run(run(carillon_role, drop_every))
+    print(carillon_role, drop_every, result, len(pictures))
     assert result["connected"], result
     sent, received = result["video"]["sent"], result["video"]["received"]
 
@@ -118,3 +120,11 @@ def test_aiortc_and_carillon_exchange_vp8(carillon_role):
     expected = video_pattern.studio_yuv(CARILLON_RGB)
     for _, _, _, (y, u, v) in pictures[-10:]:
         assert abs(u - expected[1]) <= 8 and abs(v - expected[2]) <= 8 and abs(y - expected[0]) <= 12, (y, u, v)
+
+    if drop_every:
+        # Every packet Carillon discarded came back over RTX in time: no frame skipped, no key frame asked for;
+        # aiortc NACKed what Carillon left out and Carillon answered.
+        assert received["packetsDropped"] >= 5 and received["packetsNacked"] >= received["packetsDropped"], received
+        assert received["rtxPackets"] >= received["packetsDropped"], received
+        assert received["framesSkipped"] == 0 and received["keyFrameRequests"] == 0, received
+        assert sent["packetsDropped"] >= 20 and sent["retransmissions"] >= sent["packetsDropped"] - 1, sent

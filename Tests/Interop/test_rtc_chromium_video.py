@@ -14,14 +14,15 @@ from chromium_video_page import CARILLON_COLOR, CHROMIUM_COLOR, DECODED_TARGET, 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run_session(carillon_role):
+def run_session(carillon_role, drop_every):
     env = dict(os.environ, PYTHONPATH=HERE)
     completed = subprocess.run(
-        ["unshare", "--net", "--", sys.executable, os.path.join(HERE, "chromium_session.py"), carillon_role, "video"],
+        ["unshare", "--net", "--", sys.executable, os.path.join(HERE, "chromium_session.py"), carillon_role, "video",
+         "--drop-every", str(drop_every)],
         capture_output=True, text=True, timeout=200, env=env)
     assert completed.returncode == 0, completed.stderr
     outcome = json.loads(completed.stdout.strip().splitlines()[-1])
-    print(carillon_role, json.dumps(outcome, sort_keys=True))
+    print(carillon_role, drop_every, json.dumps(outcome, sort_keys=True))
     return outcome
 
 
@@ -30,9 +31,12 @@ def assert_color(rgb, name, outcome):
     assert all(abs(measured - painted) <= 24 for measured, painted in zip(rgb, PALETTE_RGB[name])), (rgb, name, outcome)
 
 
-@pytest.mark.parametrize("carillon_role", ["answer", "offer"])
-def test_chromium_and_carillon_exchange_vp8(carillon_role):
-    outcome = run_session(carillon_role)
+# With drop_every, Carillon leaves out every 20th VP8 packet it sends and discards every 20th it receives (before
+# anything sees it, transport-wide feedback included): Chromium must NACK and get Carillon's RTX retransmissions, and
+# Carillon must NACK and get Chromium's, with no picture lost on either side.
+@pytest.mark.parametrize("carillon_role,drop_every", [("answer", 0), ("offer", 0), ("answer", 20)])
+def test_chromium_and_carillon_exchange_vp8(carillon_role, drop_every):
+    outcome = run_session(carillon_role, drop_every)
     carillon, chromium = outcome["carillon"], outcome["chromium"]
     assert "error" not in chromium and "error" not in carillon, outcome
     assert chromium["connectionState"] == "connected" and carillon["connected"], outcome
@@ -71,3 +75,16 @@ def test_chromium_and_carillon_exchange_vp8(carillon_role):
     distinct = received["countersRead"] - received["counterRepeats"]
     assert received["lastCounter"] - received["firstCounter"] >= distinct - 1, received
     assert received["fps"] >= FPS - 3, received
+
+    if drop_every:
+        # Every packet Carillon discarded came back over RTX in time: no frame skipped, no key frame asked for.
+        assert received["packetsDropped"] >= 5, received
+        assert received["nacksSent"] >= 1 and received["packetsNacked"] >= received["packetsDropped"], received
+        assert received["rtxPackets"] - received["paddingPackets"] >= received["packetsDropped"], received
+        assert received["framesSkipped"] == 0 and received["keyFrameRequests"] == 0, received
+        # Chromium NACKed what Carillon left out and Carillon answered over RTX (all but at most the last one, which
+        # may still be on its way when Carillon reports); Chromium had retransmitted for Carillon by its report.
+        assert sent["packetsDropped"] >= 20 and sent["retransmissions"] >= sent["packetsDropped"] - 1, sent
+        assert inbound["nackCount"] >= 1 and outbound["retransmittedPacketsSent"] >= 1, chromium["video"]
+    else:
+        assert received["packetsDropped"] == 0 and sent["packetsDropped"] == 0, carillon["video"]
