@@ -23,8 +23,8 @@ CARILLON_DURATION = 16.0
 
 CONFIG = {"video": {"width": WIDTH, "height": HEIGHT, "fps": FPS, "color": PALETTE_RGB[CHROMIUM_COLOR],
                     "decodedTarget": DECODED_TARGET, "decodeWait": DECODE_WAIT, "texture": False}}
-# For capturing packets as test fixtures: a small picture whose lower part is fine noise, so even a small key frame
-# spans several packets.
+# For capturing packets as test fixtures: a small picture whose lower part is blocky noise, so even a small key frame
+# spans more than one packet.
 CAPTURE_CONFIG = {"video": {**CONFIG["video"], "width": 160, "height": 96, "texture": True}}
 
 
@@ -56,13 +56,17 @@ function crc8(counter) {
 const cellLeft = (column, width) => Math.floor(column * width / 20);
 const cellTop = (row, height) => Math.floor(row * height / 10);
 let noise = null;
-// Grey noise from a fixed linear congruential sequence (the same every run).
+// Grey noise in 4x4-pixel blocks from a fixed linear congruential sequence (the same every run).
 function makeNoise(width, height) {
   const image = new ImageData(width, height);
+  const columns = Math.ceil(width / 4), levels = [];
   let state = 12345;
-  for (let at = 0; at < image.data.length; at += 4) {
+  for (let block = 0; block < columns * Math.ceil(height / 4); block++) {
     state = (state * 1103515245 + 12345) % 2147483648;
-    const level = 64 + (state >> 16) % 128;
+    levels.push(64 + (state >> 16) % 128);
+  }
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) {
+    const at = 4 * (y * width + x), level = levels[Math.floor(y / 4) * columns + Math.floor(x / 4)];
     image.data[at] = image.data[at + 1] = image.data[at + 2] = level;
     image.data[at + 3] = 255;
   }
@@ -80,7 +84,7 @@ function drawPattern(context, width, height, frame, rgb) {
   context.fillRect(cellLeft(12, width), 0, width - cellLeft(12, width), cellTop(2, height));
   const top = cellTop(2, height);
   if (noise) {
-    // Moving fine detail: the noise field scrolls sideways two pixels a picture.
+    // Moving detail: the noise field scrolls sideways two pixels a picture.
     const shift = (frame * 2) % width;
     context.putImageData(noise, -shift, top);
     context.putImageData(noise, width - shift, top);
