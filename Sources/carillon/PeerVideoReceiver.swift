@@ -89,11 +89,6 @@ final class PeerVideoReceiver {
         }
     }
 
-    /// When ``tick(now:)`` is next due.
-    var nextDeadline: NIODeadline? {
-        [nextNack, assembler.nextDeadline, feedback?.nextDeadline].compactMap { $0 }.min()
-    }
-
     /// A received RTP packet of the transport, audio included (transport-wide feedback covers every packet);
     /// returns RTCP compounds to send at once (key-frame requests from the decoder).
     func received(_ packet: RTPPacket, now: NIODeadline) -> [[UInt8]] {
