@@ -135,7 +135,8 @@ let package = Package(
         .testTarget(
             name: "CarillonRTCTests",
             dependencies: [
-                "CarillonRTC", .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                "CarillonRTC", "CarillonCodecs", .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CarillonCodecs
 import CarillonRTC
 import Foundation
 import NIOCore
@@ -9,13 +10,18 @@ import Synchronization
 /// aiortc). It offers or answers one audio m-line, connects (ICE, DTLS-SRTP), sends Opus silence every 20 ms,
 /// counts what the other side sends, and reports.
 ///
+/// With `--video` it also offers or accepts one bundled `sendrecv` VP8 m-line: it sends a moving
+/// ``VideoTestPattern`` and decodes what the other side sends (``PeerVideo``), and the result carries a `video`
+/// object with both directions' figures (frames sent, key frames, frames decoded, size, frame rate, the pattern
+/// counters and colours read from the decoded pictures).
+///
 /// It talks JSON lines: it prints `{"type":"offer","sdp":...}` (with `--offer`) or reads an offer and prints
 /// `{"type":"answer",...}`; it reads the other side's description from stdin the same way; it prints
 /// `{"type":"event",...}` lines as the connection progresses and one `{"type":"result",...}` line at the end.
 struct PeerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peer",
-        abstract: "A standalone WebRTC audio endpoint for interop checks (JSON lines on stdin/stdout)."
+        abstract: "A standalone WebRTC audio (and VP8 video) endpoint for interop checks (JSON lines on stdin/stdout)."
     )
 
     @Flag(name: .customLong("offer"), help: "Make the offer (controlling ICE agent, DTLS role from the answer).")
@@ -36,9 +42,57 @@ struct PeerCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the connection before giving up.")
     var timeout: Double = 20
 
+    @Flag(name: .customLong("video"), help: "Also send and receive VP8 video on a second, bundled m-line.")
+    var video = false
+
+    @Option(name: .customLong("video-size"), help: "Size of the video pattern sent, WxH.")
+    var videoSize: String = "320x180"
+
+    @Option(name: .customLong("video-fps"), help: "Pictures per second sent.")
+    var videoFrameRate: Int = 15
+
+    @Option(name: .customLong("video-bitrate"), help: "VP8 target bitrate in bit/s.")
+    var videoBitrate: Int = 400_000
+
+    @Option(name: .customLong("video-color"),
+            help: "Colour of the pattern's colour area: red, green, blue, yellow, magenta, cyan, orange or purple.")
+    var videoColor: String = "magenta"
+
+    @Option(name: .customLong("video-drop-every"),
+            help: "Drop every Nth VP8 packet sent and received (never a retransmission), so NACK and RTX run; 0: none.")
+    var videoDropEvery: Int = 0
+
+    @Option(name: .customLong("capture-video"),
+            help: "Write the first received VP8 packets (decrypted, one hex line each) to this file.")
+    var captureVideo: String?
+
+    @Option(name: .customLong("capture-frames"), help: "Frames to capture with --capture-video.")
+    var captureFrames: Int = 5
+
     func validate() throws {
         guard offers != answers else { throw ValidationError("give exactly one of --offer and --answer") }
         guard packets >= 0, duration > 0, timeout > 0 else { throw ValidationError("counts and times must be positive") }
+        guard video || captureVideo == nil else { throw ValidationError("--capture-video needs --video") }
+        guard parsedVideoSize != nil else { throw ValidationError("--video-size must be WxH, from 20x10 up") }
+        guard (1...60).contains(videoFrameRate) else { throw ValidationError("--video-fps must be 1-60") }
+        guard (10_000...10_000_000).contains(videoBitrate) else {
+            throw ValidationError("--video-bitrate must be 10000-10000000")
+        }
+        guard patternColor != nil else { throw ValidationError("unknown --video-color \(videoColor)") }
+        guard captureFrames > 0 else { throw ValidationError("--capture-frames must be positive") }
+        guard videoDropEvery == 0 || videoDropEvery >= 2 else { throw ValidationError("--video-drop-every must be 0 or from 2 up") }
+    }
+
+    private var parsedVideoSize: (width: Int, height: Int)? {
+        let parts = videoSize.split(separator: "x")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width >= 20, height >= 10,
+              width <= 4_096, height <= 4_096
+        else { return nil }
+        return (width, height)
+    }
+
+    private var patternColor: VideoTestPattern.Color? {
+        VideoTestPattern.Color.palette.first { $0.name == videoColor.lowercased() }
     }
 
     /// What the run waits for.
@@ -55,14 +109,26 @@ struct PeerCommand: AsyncParsableCommand {
             ice: .random(), fingerprint: certificate.fingerprint, setup: offers ? .actpass : .passive,
             candidates: [TransportDescription.hostCandidate(for: socket.localAddress)], iceLite: answers)
         let ssrc = UInt32.random(in: 1...UInt32.max)
+        let videoSender = VideoSessionDescription.Sender(
+            ssrc: UInt32.random(in: 1...UInt32.max), rtxSSRC: UInt32.random(in: 1...UInt32.max),
+            streamId: "carillon", trackId: "video")
         let configuration: PeerConnectionConfiguration
         let payloadType: UInt8
+        let videoParameters: PeerVideoParameters?
         if offers {
-            let offer = AudioSessionDescription.offer(transport: local, ssrc: ssrc)
+            var offer = AudioSessionDescription.offer(transport: local, ssrc: ssrc)
+            if video {
+                offer.media.append(VideoSessionDescription.offerMedia(
+                    mid: Self.videoMid, direction: .sendrecv, transport: local, sender: videoSender))
+                offer.bundleGroups = [offer.media.compactMap(\.mid)]
+            }
             print(json: ["type": "offer", "sdp": offer.serialized])
             let answer = try SessionDescription(parsing: try readDescription(type: "answer"))
             let remote = try TransportDescription(remote: answer)
             payloadType = try AudioSessionDescription.opusPayloadType(in: answer)
+            videoParameters = video ? PeerVideoParameters(
+                mid: Self.videoMid, local: offer, remote: answer, localIsOfferer: true, localSSRC: videoSender.ssrc,
+                localRTXSSRC: videoSender.rtxSSRC ?? 0) : nil
             configuration = PeerConnectionConfiguration(
                 iceRole: .controlling(remoteCandidates: remote.udpAddresses()), localICE: local.ice,
                 remoteICE: remote.ice, dtlsRole: TransportDescription.dtlsRole(local: .actpass, remote: remote.setup),
@@ -73,13 +139,26 @@ struct PeerCommand: AsyncParsableCommand {
             var answerTransport = local
             // An offer that insists on being the DTLS server leaves this side the client.
             answerTransport.setup = remote.setup == .passive ? .active : .passive
-            let answer = try AudioSessionDescription.answer(to: offer, transport: answerTransport, ssrc: ssrc)
+            let answer = video
+                ? try Self.answerWithVideo(to: offer, transport: answerTransport, ssrc: ssrc, videoSender: videoSender)
+                : try AudioSessionDescription.answer(to: offer, transport: answerTransport, ssrc: ssrc)
             payloadType = try AudioSessionDescription.opusPayloadType(in: answer)
             print(json: ["type": "answer", "sdp": answer.serialized])
+            let videoMid = answer.media.first { $0.kind == "video" && $0.port != 0 }?.mid
+            videoParameters = videoMid.flatMap { mid in
+                PeerVideoParameters(mid: mid, local: answer, remote: offer, localIsOfferer: false,
+                                    localSSRC: videoSender.ssrc, localRTXSSRC: videoSender.rtxSSRC ?? 0)
+            }
             configuration = PeerConnectionConfiguration(
                 iceRole: .lite, localICE: local.ice, remoteICE: remote.ice,
                 dtlsRole: TransportDescription.dtlsRole(local: answerTransport.setup, remote: remote.setup),
                 certificate: certificate, remoteFingerprint: remote.fingerprint)
+        }
+
+        let videoBox = NIOLoopBoundBox.makeEmptyBox(valueType: PeerVideo.self, eventLoop: socket.eventLoop)
+        if video {
+            guard let videoParameters else { throw PeerVideoError.notNegotiated }
+            try await makeVideo(parameters: videoParameters, socket: socket, in: videoBox)
         }
 
         let connection = try PeerConnection(configuration: configuration)
@@ -92,11 +171,14 @@ struct PeerCommand: AsyncParsableCommand {
             case .connected(let profile):
                 counters.connected(profile: profile)
                 print(json: ["type": "event", "event": "connected", "srtpProfile": profile.description])
+                videoBox.value?.start(now: .now())
                 progress.continuation.yield(.connected)
             case .rtp(let packet):
                 counters.receivedRTP(ssrc: packet.ssrc)
-            case .rtcp:
+                videoBox.value?.received(rtp: packet, now: .now())
+            case .rtcp(let packets):
                 counters.receivedRTCP()
+                videoBox.value?.received(rtcp: packets, now: .now())
             case .failed(let failure):
                 progress.continuation.yield(.failed("\(failure)"))
             case .pathChanged, .closed:
@@ -121,9 +203,79 @@ struct PeerCommand: AsyncParsableCommand {
         var result = counters.report()
         if case .failed(let reason) = outcome { result["error"] = reason }
         if case .none = outcome { result["error"] = "not connected within \(timeout) s" }
+        if video {
+            let (figures, captured) = try await socket.eventLoop.submit {
+                videoBox.value?.stop()
+                return videoBox.value?.report() ?? ([:], nil)
+            }.get()
+            result["video"] = figures
+            if let captureVideo { try write(captured ?? "", to: captureVideo) }
+        }
         print(json: result)
         await socket.close()
         try await group.shutdownGracefully()
+    }
+
+    /// The mid of the video m-line this side offers (the audio's is `0`).
+    static let videoMid = "1"
+
+    /// The answer to `offer` with its first Opus audio m-line and its first VP8 video m-line accepted (video in the
+    /// direction the offer allows, sending `videoSender` when the offer receives), every other m-line rejected.
+    static func answerWithVideo(to offer: SessionDescription, transport: TransportDescription, ssrc: UInt32,
+                                videoSender: VideoSessionDescription.Sender) throws(SDPNegotiationError) -> SessionDescription {
+        var audioMid: String?, videoMid: String?
+        var media: [MediaDescription] = []
+        for offered in offer.media {
+            if audioMid == nil, let audio = AudioSessionDescription.answerMedia(offered, transport: transport, ssrc: ssrc) {
+                audioMid = audio.mid
+                media.append(audio)
+                continue
+            }
+            let direction = offered.direction.reversed
+            if videoMid == nil, let video = VideoSessionDescription.answerMedia(
+                offered, transport: transport, direction: direction, sender: direction.sends ? videoSender : nil) {
+                videoMid = video.mid
+                media.append(video)
+                continue
+            }
+            media.append(AudioSessionDescription.rejected(offered))
+        }
+        guard audioMid != nil else { throw .noCommonCodec("the offer has no audio m-line with Opus/48000") }
+        var description = SessionDescription()
+        description.iceLite = transport.iceLite
+        // The accepted m-lines in offer order, as BUNDLE lists them.
+        description.bundleGroups = [media.filter { $0.port != 0 }.compactMap(\.mid)]
+        description.msidSemantic = "WMS carillon"
+        description.media = media
+        return description
+    }
+
+    /// Creates the video sender and receiver the negotiation asked for, on the socket's loop, into `box`.
+    private func makeVideo(parameters: PeerVideoParameters, socket: PeerConnectionSocket,
+                           in box: NIOLoopBoundBox<PeerVideo?>) async throws {
+        // validate() checked both.
+        guard let size = parsedVideoSize, let color = patternColor else { throw ValidationError("bad video options") }
+        let (frameRate, bitrate, dropEvery) = (videoFrameRate, videoBitrate, videoDropEvery)
+        let capture = captureVideo != nil ? VideoPacketCapture(frames: captureFrames) : nil
+        try await socket.eventLoop.submit {
+            let sender = parameters.sends
+                ? try PeerVideoSender(parameters: parameters, width: size.width, height: size.height,
+                                      frameRate: frameRate, bitrate: bitrate, color: color, dropEvery: dropEvery)
+                : nil
+            let receiver = parameters.receives
+                ? try PeerVideoReceiver(parameters: parameters, dropEvery: dropEvery, capture: capture)
+                : nil
+            box.value = PeerVideo(parameters: parameters, socket: socket, sender: sender, receiver: receiver,
+                                  cname: "carillon")
+        }.get()
+    }
+
+    private func write(_ text: String, to path: String) throws {
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw PeerVideoError.capture(path: path, reason: "\(error)")
+        }
     }
 
     private func firstProgress(_ stream: AsyncStream<Progress>, timeout: Double) async -> Progress? {

@@ -1,9 +1,13 @@
 """One headless-Chromium session against `carillon peer`, meant to run inside a fresh network namespace whose only
 interface is loopback (see test_rtc_chromium.py), so no packet can leave 127.0.0.0/8.
 
-Usage: chromium_session.py offer|answer   (the role Carillon takes). Prints one JSON line: Carillon's result and
-Chromium's getStats figures.
+Usage: chromium_session.py offer|answer [video [--drop-every N] [--capture FILE]]   (the role Carillon takes). Prints
+one JSON line: Carillon's result and Chromium's getStats figures. With `video` (see chromium_video_page.py) both sides
+also send and decode VP8; `--drop-every N` makes Carillon leave out every Nth VP8 packet it sends and receives, so
+both sides' NACK and RTX repair run; `--capture FILE` makes Carillon write the first VP8 packets it receives from
+Chromium there (from a small textured canvas, for test fixtures).
 """
+import argparse
 import http.server
 import json
 import os
@@ -14,6 +18,7 @@ import tempfile
 import threading
 
 from carillon_peer import CarillonPeer
+import chromium_video_page
 
 PACKETS = 150
 
@@ -65,9 +70,22 @@ main().catch(e => post('/result', {error: String(e)}));
 
 
 def main():
-    role = sys.argv[1]
+    parser = argparse.ArgumentParser()
+    parser.add_argument("role", choices=["offer", "answer"])
+    parser.add_argument("media", nargs="?", choices=["video"])
+    parser.add_argument("--drop-every", type=int, default=0)
+    parser.add_argument("--capture")
+    arguments = parser.parse_args()
+    role, video = arguments.role, arguments.media == "video"
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    peer = CarillonPeer(role, packets=PACKETS, duration=6.0)
+    if video:
+        peer = CarillonPeer(role, packets=PACKETS, duration=chromium_video_page.CARILLON_DURATION,
+                            extra_args=chromium_video_page.carillon_arguments(arguments.drop_every, arguments.capture))
+        page = chromium_video_page.PAGE
+        config = chromium_video_page.CAPTURE_CONFIG if arguments.capture else chromium_video_page.CONFIG
+    else:
+        peer = CarillonPeer(role, packets=PACKETS, duration=6.0)
+        page, config = PAGE, {}
     browser_result = {}
     done = threading.Event()
 
@@ -85,9 +103,9 @@ def main():
 
         def do_GET(self):
             if self.path == "/":
-                self.reply(PAGE, "text/html")
+                self.reply(page, "text/html")
             elif self.path == "/role":
-                self.reply({"carillon": role})
+                self.reply({"carillon": role, **config})
             elif self.path == "/offer":
                 self.reply({"sdp": peer.next("offer")["sdp"]})
             else:
@@ -118,7 +136,7 @@ def main():
         "--use-fake-ui-for-media-stream", f"http://127.0.0.1:{server.server_address[1]}/",
     ], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        finished = done.wait(timeout=60)
+        finished = done.wait(timeout=90 if video else 60)
         carillon = peer.next("result", timeout=30) if finished else {"error": "no browser result"}
     finally:
         browser.kill()

@@ -1,0 +1,22 @@
+import CarillonCodecs
+
+/// Why `carillon peer --video` could not set up or finish its video.
+enum PeerVideoError: Error, CustomStringConvertible {
+    /// The pattern refused the picture size.
+    case pattern(I420ImageError)
+    /// libvpx refused the encoder or decoder settings.
+    case codec(VideoCodecError)
+    /// The negotiation left no usable video m-line.
+    case notNegotiated
+    /// The captured packets could not be written.
+    case capture(path: String, reason: String)
+
+    var description: String {
+        switch self {
+        case .pattern(let error): "video pattern: \(error)"
+        case .codec(let error): "VP8: \(error)"
+        case .notNegotiated: "the answer has no VP8 video m-line"
+        case .capture(let path, let reason): "cannot write \(path): \(reason)"
+        }
+    }
+}
