@@ -2,6 +2,7 @@ import ArgumentParser
 import Carillon
 import CarillonCodecs
 import Foundation
+import Synchronization
 
 extension BenchCommand {
     /// Server CPU per forwarded video stream: `--senders` SDK sessions send a 360p pattern at 15 fps, `--receivers`
@@ -87,4 +88,99 @@ extension BenchCommand {
             (participant.session.audioVideo as? DefaultAudioVideoFacade)?.remoteVideoStatistics() ?? []
         }
     }
+
+    /// Glass-to-glass latency on loopback: a 640x360 pattern source's frames, each carrying its counter, from the
+    /// moment the source hands a picture to the SDK to the moment the receiver's tile sink gets it decoded (encode,
+    /// pacing, SRTP, the SFU, reassembly and decode included; no screen or camera).
+    struct GlassToGlass: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "glass-to-glass",
+            abstract: "Frame captured to frame decoded at another attendee through the SFU on loopback, p50 and p99."
+        )
+        @Option(help: "Frames to time (15 a second).") var frames = 300
+
+        func validate() throws {
+            guard (10...100_000).contains(frames) else { throw ValidationError("--frames must be 10...100000") }
+        }
+
+        func run() async throws {
+            try await EmbeddedServer.with { bench in try await measure(bench) }
+        }
+
+        private func measure(_ bench: EmbeddedServer) async throws {
+            let meeting = try await bench.createMeeting()
+            let captured = FrameClock(), shown = FrameClock()
+            let source = try PatternVideoSource(color: .green, width: 640, height: 360, fps: 15)
+            source.addVideoSink(sink: captured)
+            let sender = try await bench.join(meeting, name: "sender")
+            let receiver = try await bench.join(meeting, name: "receiver")
+            _ = try await sender.waitUntilStarted()
+            _ = try await receiver.waitUntilStarted()
+            guard let facade = receiver.session.audioVideo as? DefaultAudioVideoFacade else { return }
+            let binder = TileBinder(facade: facade, sink: shown)
+            facade.addVideoTileObserver(observer: binder)
+            facade.startRemoteVideo()
+            source.start()
+            sender.session.audioVideo.startLocalVideo(source: source)
+            // Warm up (key frame, the encoder's rate settles), then time the next `frames` pictures.
+            try await Task.sleep(for: .seconds(3))
+            let first = captured.latestCounter + 1
+            let deadline = ContinuousClock.now + .seconds(Int64(frames / 15 + 10))
+            while captured.latestCounter < first + frames, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            source.stop()
+            try await sender.leave()
+            try await receiver.leave()
+
+            let sent = captured.times, seen = shown.times
+            var latencies: [Duration] = []
+            for counter in first..<(first + frames) {
+                guard let start = sent[counter], let end = seen[counter] else { continue }
+                latencies.append(start.duration(to: end))
+            }
+            guard latencies.count >= frames / 2 else {
+                throw BenchTimeout(what: "frames at the receiver (\(latencies.count) of \(frames) timed)")
+            }
+            StandardOutput.line("glass-to-glass (640x360, 15 fps) over \(latencies.count) of \(frames) frames: \(Percentiles(latencies).summary)")
+        }
+    }
+}
+
+/// A sink that notes when each pattern counter first passed it (on the thread that delivered the frame).
+final class FrameClock: VideoRenderView, @unchecked Sendable {
+    private let state = Mutex((times: [Int: ContinuousClock.Instant](), latest: -1))
+
+    var times: [Int: ContinuousClock.Instant] { state.withLock { $0.times } }
+    var latestCounter: Int { state.withLock { $0.latest } }
+
+    func onVideoFrameReceived(frame: VideoFrame) {
+        let now = ContinuousClock.now
+        guard let buffer = frame.buffer as? VideoFrameI420Buffer, let counter = VideoPatternReading(buffer.image).counter
+        else { return }
+        state.withLock { state in
+            if state.times[counter] == nil { state.times[counter] = now }
+            state.latest = max(state.latest, counter)
+        }
+    }
+}
+
+/// Binds one sink to every remote tile.
+final class TileBinder: VideoTileObserver, @unchecked Sendable {
+    private let facade: DefaultAudioVideoFacade
+    private let sink: any VideoRenderView
+
+    init(facade: DefaultAudioVideoFacade, sink: any VideoRenderView) {
+        self.facade = facade
+        self.sink = sink
+    }
+
+    func videoTileDidAdd(tileState: VideoTileState) {
+        if !tileState.isLocalTile { facade.bindVideoView(videoView: sink, tileId: tileState.tileId) }
+    }
+    func videoTileDidRemove(tileState: VideoTileState) {}
+    func videoTileDidPause(tileState: VideoTileState) {}
+    func videoTileDidResume(tileState: VideoTileState) {}
+    func videoTileSizeDidChange(tileState: VideoTileState) {}
 }
