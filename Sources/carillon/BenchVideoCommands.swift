@@ -45,9 +45,12 @@ extension BenchCommand {
                 watching.append(participant)
             }
             // Every receiver decodes every sender before the window opens.
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + .seconds(60)
             while watching.contains(where: { Self.statistics($0).filter { $0.framesDecoded > 0 }.count < senders }) {
-                guard ContinuousClock.now < deadline else { throw BenchTimeout(what: "every receiver to decode every sender") }
+                guard ContinuousClock.now < deadline else {
+                    let streams = watching.map { Self.statistics($0).map { "\($0.attendeeId.suffix(4)):\($0.framesDecoded)f/\($0.bytesReceived)B" } }
+                    throw BenchTimeout(what: "every receiver to decode every sender (per receiver: \(streams))")
+                }
                 try await Task.sleep(for: .milliseconds(100))
             }
             try await Task.sleep(for: .seconds(2))

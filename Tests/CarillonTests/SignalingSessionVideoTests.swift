@@ -98,6 +98,29 @@ import Testing
         #expect(core.mediaPlan.receiveSlots == [7, 6])
     }
 
+    /// A renegotiation the server never answers is handled like an unanswered join step: after 15 s the session
+    /// drops and reconnects (a new socket and a new media connection), not left waiting with a stale plan.
+    @Test func anUnansweredRenegotiationReconnectsAfterTheStepTimeout() throws {
+        var core = joined(sources: [source("a", stream: 3, group: 1)])
+        _ = try #require(plans(core.setReceivingVideo(true, now: start)).first)
+        _ = core.mediaOfferReady("offer 2", now: start)
+        let deadline = start.monotonic + SignalingSessionCore.stepTimeout
+        let early = SessionTime(monotonic: deadline - .milliseconds(1), unixNanoseconds: start.unixNanoseconds)
+        #expect(!core.tick(now: early).contains { if case .closeSocket = $0 { true } else { false } })
+        let late = SessionTime(monotonic: deadline, unixNanoseconds: start.unixNanoseconds)
+        let actions = core.tick(now: late)
+        #expect(actions.contains { if case .closeSocket = $0 { true } else { false } })
+        #expect(actions.contains { if case .stopMedia = $0 { true } else { false } })
+        #expect(actions.contains { if case .event(.dropped) = $0 { true } else { false } })
+        // An answered renegotiation leaves no deadline behind.
+        var answered = joined(sources: [source("a", stream: 3, group: 1)])
+        _ = answered.setReceivingVideo(true, now: start)
+        _ = answered.mediaOfferReady("offer 2", now: start)
+        _ = answered.received(frame(.subscribeAck) { $0.suback.sdpAnswer = "answer 2" }, now: start)
+        #expect(answered.nextDeadline.map { $0 < deadline } == true)
+        #expect(!answered.tick(now: late).contains { if case .closeSocket = $0 { true } else { false } })
+    }
+
     @Test func sendingVideoOffersTheCameraAndKeepsItsAllocation() throws {
         var core = joined()
         let plan = try #require(plans(core.setSendingVideo(true, maxBitrateKbps: 800, now: start)).first)

@@ -119,6 +119,8 @@ struct SignalingSessionCore: Sendable {
     /// The plan of the offer in flight, if one is.
     private var offeredPlan: SessionMediaPlan?
     private var renegotiationPending = false
+    /// A renegotiation's SUBSCRIBE unanswered by then means the server lost it: the session reconnects.
+    private var renegotiationDeadline: NIODeadline?
     /// The server's allocation for this attendee's video, re-sent in later SUBSCRIBEs.
     private var videoAllocation: SdkStreamAllocation?
     /// Attendees whose video was announced to the app as available.
@@ -151,7 +153,7 @@ struct SignalingSessionCore: Sendable {
         case .opening(let deadline), .joining(let deadline, _), .connectingMedia(let deadline, _), .leaving(let deadline):
             min(deadline, nextPing ?? deadline)
         case .waitingToRetry(let at): at
-        case .inMeeting: nextPing
+        case .inMeeting: [nextPing, renegotiationDeadline].compactMap { $0 }.min()
         case .idle, .stopped: nil
         }
     }
@@ -268,6 +270,7 @@ struct SignalingSessionCore: Sendable {
                 // A renegotiation's answer.
                 guard !answer.isEmpty else { return [.closeSocket] + retry(now: now, cause: .audioInternalServerError) }
                 offeredPlan = nil
+                renegotiationDeadline = nil
                 mediaPlan = plan
                 var actions: [SessionAction] = [.applyAnswer(answer: answer, video: videoNegotiation(frame, plan: plan))]
                 actions += videoRefusal(frame)
@@ -351,6 +354,7 @@ struct SignalingSessionCore: Sendable {
         subscribe.audioMuted = muted
         var frame = Self.frame(.subscribe, now)
         frame.sub = subscribe
+        if phase == .inMeeting { renegotiationDeadline = now.monotonic + Self.stepTimeout }
         return [.send(frame)]
     }
 
@@ -400,7 +404,9 @@ struct SignalingSessionCore: Sendable {
         case .idle, .stopped:
             return []
         case .inMeeting:
-            break
+            if let deadline = renegotiationDeadline, deadline <= now.monotonic {
+                return [.closeSocket] + retry(now: now, cause: .audioInternalServerError)
+            }
         }
         guard let due = nextPing, due <= now.monotonic else { return [] }
         if !pingAnswered { missedPongs += 1 }
@@ -564,6 +570,7 @@ struct SignalingSessionCore: Sendable {
         mediaPlan = SessionMediaPlan()
         offeredPlan = nil
         renegotiationPending = false
+        renegotiationDeadline = nil
     }
 
     // MARK: Outcomes
