@@ -19,6 +19,7 @@
 /// Threading: not thread-safe; one owner (the session's event loop) uses a context. Creating contexts is safe from
 /// any thread.
 public final class OpenSSLSRTPContext: SRTPContext {
+    /// The profile the context was made for.
     public let profile: SRTPProfile
     private let transform: SRTPTransform
     private var sentRTP: [UInt32: SRTPReplayWindow] = [:]
@@ -45,6 +46,9 @@ public final class OpenSSLSRTPContext: SRTPContext {
 
     // MARK: SRTP
 
+    /// Encrypts the payload and appends the tag, for the packet index this SSRC's sequence number reaches (its
+    /// rollover counter follows wraps). Throws ``SRTPError/replay`` for an index more than 1024 behind the highest
+    /// sent, ``SRTPError/malformedPacket`` when the header runs past the packet; the packet is then unchanged.
     public func protectRTP(_ packet: inout [UInt8]) throws(SRTPError) {
         guard let headerLength = Self.rtpHeaderLength(packet, trailer: 0) else { throw .malformedPacket }
         let ssrc = Self.readUInt32(packet, at: 8)
@@ -70,6 +74,10 @@ public final class OpenSSLSRTPContext: SRTPContext {
         }
     }
 
+    /// Verifies and decrypts in place and removes the tag. Throws ``SRTPError/replay`` for an index already
+    /// received or older than the window, ``SRTPError/authenticationFailed`` when the tag does not verify (a GCM
+    /// packet's payload is then garbage), ``SRTPError/malformedPacket`` when it is too short; nothing is recorded
+    /// for a packet that fails.
     public func unprotectRTP(_ packet: inout [UInt8]) throws(SRTPError) {
         let trailer = transform.rtpTrailerLength
         guard let headerLength = Self.rtpHeaderLength(packet, trailer: trailer) else { throw .malformedPacket }
@@ -89,6 +97,9 @@ public final class OpenSSLSRTPContext: SRTPContext {
 
     // MARK: SRTCP
 
+    /// Encrypts a compound packet after its first 8 bytes and appends the tag and the E flag with this SSRC's next
+    /// SRTCP index (1 first, as libsrtp). Throws ``SRTPError/malformedPacket`` below 8 bytes and
+    /// ``SRTPError/indexExhausted`` after 2^31 - 1 packets of one SSRC.
     public func protectRTCP(_ packet: inout [UInt8]) throws(SRTPError) {
         guard packet.count >= 8 else { throw .malformedPacket }
         let ssrc = Self.readUInt32(packet, at: 4)
@@ -104,6 +115,8 @@ public final class OpenSSLSRTPContext: SRTPContext {
         }
     }
 
+    /// Verifies an SRTCP packet, decrypts it in place when its E flag says it is encrypted, and removes the
+    /// trailer. Throws as ``unprotectRTP(_:)`` does, with SRTCP's own 128-packet replay window.
     public func unprotectRTCP(_ packet: inout [UInt8]) throws(SRTPError) {
         let trailer = transform.rtcpTrailerLength
         guard packet.count >= 8 + trailer else { throw .malformedPacket }
