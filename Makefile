@@ -55,10 +55,10 @@ test-interop: deps
 ## Every test: generated-code freshness, Swift unit and end-to-end tests, interop tests.
 test: deps check-generated test-swift test-interop
 
-## Fuzzes the STUN, RTP, RTCP, SDP and VP8 payload parsers with libFuzzer (a separate release build in .build-fuzz), each for
-## FUZZ_RUNS inputs from a fixed seed, starting from the committed seed corpus in Fuzz/corpus.
+## Fuzzes the STUN, RTP, RTCP, SDP and VP8 payload parsers and SRTP unprotect with libFuzzer (a separate release build
+## in .build-fuzz), each for FUZZ_RUNS inputs from a fixed seed, starting from the committed seed corpus in Fuzz/corpus.
 FUZZ_RUNS ?= 1000000
-FUZZ_TARGETS ?= stun rtp rtcp sdp vp8
+FUZZ_TARGETS ?= stun rtp rtcp sdp vp8 srtp
 fuzz: apt-deps
 	swift build -c release --product carillon-fuzz --scratch-path .build-fuzz \
 		-Xswiftc -sanitize=fuzzer -Xswiftc -DCARILLON_FUZZING -Xswiftc -parse-as-library

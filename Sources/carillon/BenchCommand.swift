@@ -142,11 +142,11 @@ struct BenchCommand: AsyncParsableCommand {
 }
 
 extension BenchCommand {
-    /// SRTP protect and unprotect throughput per profile, on one core.
+    /// SRTP protect and unprotect throughput per profile, on one core, for each implementation side by side.
     struct SRTP: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "srtp",
-            abstract: "SRTP protect and unprotect packets per second per profile (libsrtp2, one core)."
+            abstract: "SRTP protect and unprotect packets per second per profile, OpenSSL EVP and libsrtp2 (one core)."
         )
         @Option(help: "Packets per profile and direction.") var packets = 200_000
         @Option(help: "RTP payload bytes per packet.") var payload = 1188
@@ -160,27 +160,48 @@ extension BenchCommand {
         func run() async throws {
             for profile in SRTPProfile.allCases {
                 let key = [UInt8](repeating: 7, count: profile.keyLength), salt = [UInt8](repeating: 9, count: profile.saltLength)
-                let sender = try LibSRTPContext(profile: profile, masterKey: key, masterSalt: salt, direction: .outbound)
-                let receiver = try LibSRTPContext(profile: profile, masterKey: key, masterSalt: salt, direction: .inbound)
-                // Packets are built (with room for the tag) before the clock starts: only SRTP is timed.
-                let header: [UInt8] = [0x80, 96, 0, 0, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44]
-                var protected: [[UInt8]] = (0..<packets).map { index in
-                    var packet = header + [UInt8](repeating: 0xAB, count: payload)
-                    packet.reserveCapacity(packet.count + 256)
-                    packet[2] = UInt8(index >> 8 & 0xFF)
-                    packet[3] = UInt8(index & 0xFF)
-                    return packet
+                let implementations: [(name: String, sender: any SRTPContext, receiver: any SRTPContext)] = [
+                    ("OpenSSL", try OpenSSLSRTPContext(profile: profile, masterKey: key, masterSalt: salt),
+                     try OpenSSLSRTPContext(profile: profile, masterKey: key, masterSalt: salt)),
+                    ("libsrtp", try LibSRTPContext(profile: profile, masterKey: key, masterSalt: salt, direction: .outbound),
+                     try LibSRTPContext(profile: profile, masterKey: key, masterSalt: salt, direction: .inbound)),
+                ]
+                for (name, sender, receiver) in implementations {
+                    try measure(profile: profile, implementation: name, sender: sender, receiver: receiver)
                 }
-                let protectStart = ContinuousClock.now
-                for index in protected.indices { try sender.protectRTP(&protected[index]) }
-                let protectSeconds = protectStart.duration(to: .now).seconds
-                let unprotectStart = ContinuousClock.now
-                for index in protected.indices { try receiver.unprotectRTP(&protected[index]) }
-                let unprotectSeconds = unprotectStart.duration(to: .now).seconds
-                StandardOutput.line(String(format: "%@: protect %.0f packets/s, unprotect %.0f packets/s (%d packets of %d bytes)",
-                                           profile.description, Double(packets) / protectSeconds,
-                                           Double(packets) / unprotectSeconds, packets, payload + 12))
             }
+        }
+
+        private func measure(profile: SRTPProfile, implementation: String, sender: any SRTPContext,
+                             receiver: any SRTPContext) throws {
+            // Packets are built (with room for the tag) before the clock starts: only SRTP is timed.
+            let header: [UInt8] = [0x80, 96, 0, 0, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44]
+            var protected: [[UInt8]] = (0..<packets).map { index in
+                var packet = header + [UInt8](repeating: 0xAB, count: payload)
+                packet.reserveCapacity(packet.count + 256)
+                packet[2] = UInt8(index >> 8 & 0xFF)
+                packet[3] = UInt8(index & 0xFF)
+                return packet
+            }
+            let protectAllocations = AllocationCounter.count
+            let protectStart = ContinuousClock.now
+            for index in protected.indices { try sender.protectRTP(&protected[index]) }
+            let protectSeconds = protectStart.duration(to: .now).seconds
+            let unprotectAllocations = AllocationCounter.count
+            let unprotectStart = ContinuousClock.now
+            for index in protected.indices { try receiver.unprotectRTP(&protected[index]) }
+            let unprotectSeconds = unprotectStart.duration(to: .now).seconds
+            let end = AllocationCounter.count
+            let allocations = if let protectAllocations, let unprotectAllocations, let end {
+                String(format: ", %.2f and %.2f heap allocations/packet",
+                       Double(unprotectAllocations - protectAllocations) / Double(packets),
+                       Double(end - unprotectAllocations) / Double(packets))
+            } else {
+                ""
+            }
+            StandardOutput.line(String(format: "%@ %@: protect %.0f packets/s, unprotect %.0f packets/s%@ (%d packets of %d bytes)",
+                                       profile.description, implementation, Double(packets) / protectSeconds,
+                                       Double(packets) / unprotectSeconds, allocations, packets, payload + 12))
         }
     }
 }

@@ -60,7 +60,9 @@ extension BenchCommand {
     }
 
     /// Per-packet cost of forwarding SRTP: unprotect in place, read the header and the audio level without
-    /// copying, rewrite SSRC and sequence number, protect in place for the receiver.
+    /// copying, rewrite SSRC and sequence number, protect in place for the receiver. With `--peer-connection`, the
+    /// same packets go through a connected ``PeerConnection`` instead: `receive` (unprotect, parse, event) and
+    /// `sendRTP` (protect), each timed and counted on its own.
     struct Forward: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "forward",
@@ -69,7 +71,10 @@ extension BenchCommand {
         @Option(help: "Packets to forward.") var packets = 200_000
         @Option(help: "RTP payload bytes per packet.") var payload = 1100
         @Option(help: "SRTP profile: gcm128, gcm256 or cm128.") var profile = "gcm128"
+        @Option(help: "SRTP implementation: openssl (the product's) or libsrtp (the test oracle).") var implementation = "openssl"
         @Flag(inversion: .prefixedNo, help: "Include SRTP (--no-srtp times the RTP header path alone).") var srtp = true
+        @Flag(help: "Time PeerConnection.receive and sendRTP on an in-process connected pair (always OpenSSL).")
+        var peerConnection = false
 
         func validate() throws {
             guard (1...10_000_000).contains(packets), (1...1400).contains(payload) else {
@@ -77,6 +82,9 @@ extension BenchCommand {
             }
             guard ["gcm128", "gcm256", "cm128"].contains(profile) else {
                 throw ValidationError("--profile must be gcm128, gcm256 or cm128")
+            }
+            guard ["openssl", "libsrtp"].contains(implementation) else {
+                throw ValidationError("--implementation must be openssl or libsrtp")
             }
         }
 
@@ -86,19 +94,24 @@ extension BenchCommand {
             case "cm128": .aes128CMHMACSHA1_80
             default: .aeadAES128GCM
             }
+            if peerConnection {
+                try throughPeerConnection(chosen)
+                return
+            }
+            func context(_ key: [UInt8], _ salt: [UInt8], _ direction: LibSRTPContext.Direction) throws -> any SRTPContext {
+                implementation == "libsrtp"
+                    ? try LibSRTPContext(profile: chosen, masterKey: key, masterSalt: salt, direction: direction)
+                    : try OpenSSLSRTPContext(profile: chosen, masterKey: key, masterSalt: salt)
+            }
             let senderKey = [UInt8](repeating: 1, count: chosen.keyLength), senderSalt = [UInt8](repeating: 2, count: chosen.saltLength)
             let receiverKey = [UInt8](repeating: 3, count: chosen.keyLength), receiverSalt = [UInt8](repeating: 4, count: chosen.saltLength)
-            let sender = try LibSRTPContext(profile: chosen, masterKey: senderKey, masterSalt: senderSalt, direction: .outbound)
-            let uplink = try LibSRTPContext(profile: chosen, masterKey: senderKey, masterSalt: senderSalt, direction: .inbound)
-            let downlink = try LibSRTPContext(profile: chosen, masterKey: receiverKey, masterSalt: receiverSalt,
-                                              direction: .outbound)
+            let sender = try context(senderKey, senderSalt, .outbound)
+            let uplink = try context(senderKey, senderSalt, .inbound)
+            let downlink = try context(receiverKey, receiverSalt, .outbound)
             // What the network would deliver: protected packets in receive buffers with room for the tag (built
             // before the clock starts; only forwarding is timed).
             var buffers: [[UInt8]] = try (0..<packets).map { index in
-                var bytes = RTPPacket(payloadType: 96, sequenceNumber: UInt16(truncatingIfNeeded: index),
-                                      timestamp: UInt32(truncatingIfNeeded: index * 3000), ssrc: 0x1234_5678,
-                                      extensions: [(1, [0x85]), (3, [0, UInt8(truncatingIfNeeded: index)])],
-                                      payload: ArraySlice(repeating: 0xAB, count: payload)).serialized()
+                var bytes = Self.packet(index, payload: payload)
                 bytes.reserveCapacity(1500)
                 try sender.protectRTP(&bytes)
                 return bytes
@@ -120,12 +133,95 @@ extension BenchCommand {
                 if srtp { try downlink.protectRTP(&buffers[index]) }
             }
             let seconds = start.duration(to: .now).seconds
-            let allocations = AllocationCounter.count.map { after in
-                String(format: "%.2f heap allocations/packet", Double(after - (allocationsBefore ?? after)) / Double(packets))
-            } ?? "allocations not counted (preload scripts/malloc-counter.c, see BENCHMARKS.md)"
+            let what = srtp ? "\(chosen.description) (\(implementation == "libsrtp" ? "LibSRTPContext" : "OpenSSLSRTPContext"))"
+                : "without SRTP"
             StandardOutput.line(String(format: "forward %@: %.0f ns/packet, %.0f packets/s, %@ (%d packets of %d bytes, checksum %d)",
-                                       srtp ? chosen.description : "without SRTP", seconds * 1e9 / Double(packets),
-                                       Double(packets) / seconds, allocations, packets, payload + 12, levels & 0xFF))
+                                       what, seconds * 1e9 / Double(packets), Double(packets) / seconds,
+                                       Self.allocations(since: allocationsBefore, packets: packets), packets,
+                                       payload + 12, levels & 0xFF))
+        }
+
+        /// The RTP packet of the benchmark: audio level and one more one-byte extension, then the payload.
+        static func packet(_ index: Int, payload: Int, ssrc: UInt32 = 0x1234_5678) -> [UInt8] {
+            RTPPacket(payloadType: 96, sequenceNumber: UInt16(truncatingIfNeeded: index),
+                      timestamp: UInt32(truncatingIfNeeded: index * 3000), ssrc: ssrc,
+                      extensions: [(1, [0x85]), (3, [0, UInt8(truncatingIfNeeded: index)])],
+                      payload: ArraySlice(repeating: 0xAB, count: payload)).serialized()
+        }
+
+        static func allocations(since before: UInt?, packets: Int) -> String {
+            guard let before, let after = AllocationCounter.count else {
+                return "allocations not counted (preload scripts/malloc-counter.c, see BENCHMARKS.md)"
+            }
+            return String(format: "%.2f heap allocations/packet", Double(after - before) / Double(packets))
+        }
+
+        /// The packets through a connected pair: the client protects them (untimed); the server's `receive` is
+        /// timed with the output reused (as `PeerConnectionDriver` does) and returned (the plain call), then its
+        /// `sendRTP` with each packet handed over with capacity for the tag.
+        private func throughPeerConnection(_ profile: SRTPProfile) throws {
+            let pair = try ConnectedPeerPair(profile: profile)
+            let (server, now) = (pair.server, pair.now)
+            func report(_ what: String, _ start: ContinuousClock.Instant, _ allocationsBefore: UInt?, _ bytes: Int) {
+                let seconds = start.duration(to: .now).seconds
+                StandardOutput.line(String(format: "%@, %@: %.0f ns/packet, %@ (%d packets, %d bytes)", what,
+                                           profile.description, seconds * 1e9 / Double(packets),
+                                           Self.allocations(since: allocationsBefore, packets: packets), packets, bytes))
+            }
+            // Consecutive sequence numbers across both receive runs, so that the second is not taken for replays.
+            func datagrams(from first: Int) -> [[UInt8]] {
+                (first..<(first + packets)).compactMap { index in
+                    var packet = Self.packet(index, payload: payload)
+                    packet.reserveCapacity(1500)
+                    return pair.client.sendRTP(packet)?.datagram
+                }
+            }
+            var received = datagrams(from: 0)
+            guard received.count == packets else { throw ValidationError("the client did not protect every packet") }
+            var output = PeerConnectionOutput()
+            var bytes = 0
+            var allocationsBefore = AllocationCounter.count
+            var start = ContinuousClock.now
+            for index in received.indices {
+                // Moved out of the array, so the connection holds the only reference and decrypts in place.
+                var datagram: [UInt8] = []
+                swap(&datagram, &received[index])
+                server.receive(consume datagram, from: pair.clientAddress, now: now, into: &output)
+                if case .rtp(let packet) = output.events.first { bytes &+= packet.payload.count }
+                output.events.removeAll(keepingCapacity: true)
+            }
+            report("PeerConnection.receive(_:from:now:into:) with a reused output", start, allocationsBefore, bytes)
+
+            received = datagrams(from: packets)
+            bytes = 0
+            allocationsBefore = AllocationCounter.count
+            start = ContinuousClock.now
+            for index in received.indices {
+                var datagram: [UInt8] = []
+                swap(&datagram, &received[index])
+                if case .rtp(let packet) = server.receive(consume datagram, from: pair.clientAddress, now: now).events.first {
+                    bytes &+= packet.payload.count
+                }
+            }
+            report("PeerConnection.receive(_:from:now:) returning its output", start, allocationsBefore, bytes)
+
+            var plain: [[UInt8]] = (0..<packets).map { index in
+                var packet = Self.packet(index, payload: payload, ssrc: 0x0BAD_F00D)
+                packet.reserveCapacity(1500)
+                return packet
+            }
+            bytes = 0
+            allocationsBefore = AllocationCounter.count
+            start = ContinuousClock.now
+            for index in plain.indices {
+                var packet: [UInt8] = []
+                swap(&packet, &plain[index])
+                if let (datagram, _) = server.sendRTP(consume packet) { bytes &+= datagram.count }
+            }
+            report("PeerConnection.sendRTP, packet handed over with room for the tag", start, allocationsBefore, bytes)
+            guard server.statistics.rtpPacketsReceived == 2 * packets, server.statistics.rtpPacketsSent == packets else {
+                throw ValidationError("the server dropped packets: \(server.statistics)")
+            }
         }
     }
 }

@@ -213,6 +213,46 @@ import Testing
         #expect(payload > start && payload < end)
     }
 
+    @Test func aPacketHandedOverWithRoomForTheTagIsProtectedInPlace() throws {
+        let pair = try makePair()
+        pair.run(for: .seconds(10)) { $0.bothConnected }
+        var packet = rtp(ssrc: 0x1111, sequence: 9)
+        packet.reserveCapacity(packet.count + SRTPProfile.aeadAES128GCM.rtpTrailerLength)
+        let start = packet.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        // Outside #require, whose expansion would keep a reference of its own.
+        let sent = pair.client.sendRTP(consume packet)
+        let (datagram, _) = try #require(sent)
+        #expect(datagram.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == start)
+        // A packet the caller keeps is copied, and stays as it was.
+        let kept = rtp(ssrc: 0x1111, sequence: 10)
+        let (copy, _) = try #require(pair.client.sendRTP(kept))
+        #expect(kept == rtp(ssrc: 0x1111, sequence: 10))
+        #expect(copy.count == kept.count + SRTPProfile.aeadAES128GCM.rtpTrailerLength)
+        for datagram in [datagram, copy] {
+            let output = pair.server.receive(datagram, from: pair.clientAddress, now: pair.now)
+            guard case .rtp(let received)? = output.events.first else {
+                Issue.record("expected an RTP event, got \(output.events)")
+                continue
+            }
+            #expect(received.ssrc == 0x1111)
+        }
+    }
+
+    @Test func receivingIntoAnOutputAppendsToIt() throws {
+        let pair = try makePair()
+        pair.run(for: .seconds(10)) { $0.bothConnected }
+        let (first, _) = try #require(pair.client.sendRTP(rtp(ssrc: 0x1111, sequence: 1)))
+        let (second, _) = try #require(pair.client.sendRTP(rtp(ssrc: 0x1111, sequence: 2)))
+        var output = PeerConnectionOutput()
+        pair.server.receive(first, from: pair.clientAddress, now: pair.now, into: &output)
+        pair.server.receive(second, from: pair.clientAddress, now: pair.now, into: &output)
+        let sequences = output.events.compactMap { event -> UInt16? in
+            if case .rtp(let packet) = event { packet.sequenceNumber } else { nil }
+        }
+        #expect(sequences == [1, 2])
+        #expect(output.datagrams.isEmpty)
+    }
+
     @Test func mediaFromAnUnauthenticatedAddressIsDropped() throws {
         let pair = try makePair()
         pair.run(for: .seconds(10)) { $0.bothConnected }

@@ -98,12 +98,24 @@ public final class PeerConnection {
     /// Handles one datagram from `source`.
     ///
     /// The datagram is consumed: handed over as the last reference to its storage, SRTP decrypts it in place and the
-    /// reported `RTPPacket`'s payload is a slice of it, so media costs no copy here.
+    /// reported `RTPPacket`'s payload is a slice of it, so media costs no copy here. The returned output's event
+    /// array is one heap allocation per media packet; ``receive(_:from:now:into:)`` avoids it.
     public func receive(_ datagram: consuming [UInt8], from source: STUNAddress, now: NIODeadline) -> PeerConnectionOutput {
         var output = PeerConnectionOutput()
+        receive(consume datagram, from: source, now: now, into: &output)
+        return output
+    }
+
+    /// Handles one datagram from `source` like ``receive(_:from:now:)``, appending what it produces to `output`.
+    ///
+    /// A caller that keeps one output and empties it between datagrams with `removeAll(keepingCapacity: true)` on
+    /// its arrays reuses their storage: an SRTP media datagram then costs no allocation here other than what parsing
+    /// it into an `RTPPacket` or `RTCPPacket`s needs (RTP header extension values are arrays).
+    public func receive(_ datagram: consuming [UInt8], from source: STUNAddress, now: NIODeadline,
+                        into output: inout PeerConnectionOutput) {
         guard let first = datagram.first else {
             statistics.datagramsDropped += 1
-            return output
+            return
         }
         switch first {
         case 0...3:
@@ -115,7 +127,6 @@ public final class PeerConnection {
         default:
             statistics.datagramsDropped += 1
         }
-        return output
     }
 
     /// Runs timers: ICE checks, retransmissions and consent, DTLS retransmissions and timeouts.
@@ -142,12 +153,18 @@ public final class PeerConnection {
 
     /// Protects an RTP packet and returns the datagram to send, or nil before SRTP is keyed (the packet is dropped
     /// and counted, as a browser drops media before its transport is up).
-    public func sendRTP(_ packet: [UInt8]) -> (datagram: [UInt8], to: STUNAddress)? {
+    ///
+    /// The packet is consumed and protected in place: handed over as the only reference to its storage with
+    /// ``SRTPProfile/rtpTrailerLength`` bytes of spare capacity (16 bytes covers every profile), it becomes the
+    /// datagram without a heap allocation; otherwise it is copied once into storage with room for the tag.
+    public func sendRTP(_ packet: consuming [UInt8]) -> (datagram: [UInt8], to: STUNAddress)? {
         guard let outbound, let remoteAddress, state == .connected else {
             statistics.datagramsDropped += 1
             return nil
         }
-        var bytes = packet
+        var bytes = consume packet
+        let count = bytes.count
+        bytes.reserveCapacity(count + outbound.profile.rtpTrailerLength)
         do {
             try outbound.protectRTP(&bytes)
         } catch {
@@ -155,17 +172,21 @@ public final class PeerConnection {
             return nil
         }
         statistics.rtpPacketsSent += 1
-        statistics.rtpBytesSent += packet.count
+        statistics.rtpBytesSent += count
         return (bytes, remoteAddress)
     }
 
     /// Protects an RTCP compound packet and returns the datagram to send, or nil before SRTP is keyed.
-    public func sendRTCP(_ compound: [UInt8]) -> (datagram: [UInt8], to: STUNAddress)? {
+    ///
+    /// Consumed and protected in place like ``sendRTP(_:)``; the room it needs is
+    /// ``SRTPProfile/rtcpTrailerLength`` (20 bytes covers every profile).
+    public func sendRTCP(_ compound: consuming [UInt8]) -> (datagram: [UInt8], to: STUNAddress)? {
         guard let outbound, let remoteAddress, state == .connected else {
             statistics.datagramsDropped += 1
             return nil
         }
-        var bytes = compound
+        var bytes = consume compound
+        bytes.reserveCapacity(bytes.count + outbound.profile.rtcpTrailerLength)
         do {
             try outbound.protectRTCP(&bytes)
         } catch {
@@ -302,10 +323,10 @@ public final class PeerConnection {
             switch event {
             case .connected(let keys):
                 do {
-                    outbound = try LibSRTPContext(profile: keys.profile, masterKey: keys.localMasterKey,
-                                                  masterSalt: keys.localMasterSalt, direction: .outbound)
-                    inbound = try LibSRTPContext(profile: keys.profile, masterKey: keys.remoteMasterKey,
-                                                 masterSalt: keys.remoteMasterSalt, direction: .inbound)
+                    outbound = try OpenSSLSRTPContext(profile: keys.profile, masterKey: keys.localMasterKey,
+                                                      masterSalt: keys.localMasterSalt)
+                    inbound = try OpenSSLSRTPContext(profile: keys.profile, masterKey: keys.remoteMasterKey,
+                                                     masterSalt: keys.remoteMasterSalt)
                 } catch {
                     fail(.srtp(error), into: &output)
                     continue

@@ -80,6 +80,8 @@ public struct RTPPacket: Sendable, Equatable {
 
     private static func extensions(profile: UInt16, _ block: ArraySlice<UInt8>) throws(RTPError) -> [(id: UInt8, value: [UInt8])] {
         var result: [(id: UInt8, value: [UInt8])] = []
+        // Every element takes at least 2 bytes: one allocation for the list instead of one per doubling.
+        result.reserveCapacity(min(block.count / 2, 16))
         var index = block.startIndex
         if profile == 0xBEDE {
             while index < block.endIndex {

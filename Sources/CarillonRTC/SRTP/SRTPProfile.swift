@@ -23,6 +23,18 @@ public enum SRTPProfile: UInt16, Sendable, CaseIterable, CustomStringConvertible
         }
     }
 
+    /// Bytes protecting an RTP packet appends: the authentication tag (16 for GCM, RFC 7714 §7.1; 10 for
+    /// HMAC-SHA1-80, RFC 3711 §4.2). A packet array with this much spare capacity is protected without reallocating.
+    public var rtpTrailerLength: Int {
+        switch self {
+        case .aeadAES128GCM, .aeadAES256GCM: 16
+        case .aes128CMHMACSHA1_80: 10
+        }
+    }
+
+    /// Bytes protecting an RTCP compound packet appends: the tag and the 4-byte E flag and SRTCP index.
+    public var rtcpTrailerLength: Int { rtpTrailerLength + 4 }
+
     /// The OpenSSL name used in `SSL_CTX_set_tlsext_use_srtp`.
     public var openSSLName: String {
         switch self {

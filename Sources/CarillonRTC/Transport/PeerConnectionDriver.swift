@@ -15,6 +15,8 @@ public final class PeerConnectionDriver: @unchecked Sendable {
     private var timer: Scheduled<Void>?
     private var timerDeadline: NIODeadline?
     private var stopped = false
+    /// The output received datagrams are handled into, kept between datagrams so its arrays are reused.
+    private var received = PeerConnectionOutput()
 
     /// Creates a driver; `transmit` puts one datagram on the wire and is called on `eventLoop`.
     public init(connection: PeerConnection, eventLoop: any EventLoop, transmit: @escaping ([UInt8], STUNAddress) -> Void) {
@@ -34,23 +36,32 @@ public final class PeerConnectionDriver: @unchecked Sendable {
     public func receive(_ datagram: consuming [UInt8], from source: STUNAddress) {
         eventLoop.preconditionInEventLoop()
         guard !stopped else { return }
-        apply(connection.receive(consume datagram, from: source, now: eventLoop.now))
+        // Taken out while in use: an event handler that re-enters gets an empty output of its own instead.
+        var output = received
+        received = PeerConnectionOutput()
+        connection.receive(consume datagram, from: source, now: eventLoop.now, into: &output)
+        apply(output)
+        // Emptied now, not at the next datagram, so that the events let go of this datagram's storage.
+        output.datagrams.removeAll(keepingCapacity: true)
+        output.events.removeAll(keepingCapacity: true)
+        received = output
     }
 
-    /// Protects and sends an RTP packet; false when the connection is not up (the packet is dropped).
+    /// Protects and sends an RTP packet; false when the connection is not up (the packet is dropped). Consumed: see
+    /// ``PeerConnection/sendRTP(_:)`` for when protection happens without a copy.
     @discardableResult
-    public func sendRTP(_ packet: [UInt8]) -> Bool {
+    public func sendRTP(_ packet: consuming [UInt8]) -> Bool {
         eventLoop.preconditionInEventLoop()
-        guard !stopped, let (datagram, target) = connection.sendRTP(packet) else { return false }
+        guard !stopped, let (datagram, target) = connection.sendRTP(consume packet) else { return false }
         transmit(datagram, target)
         return true
     }
 
     /// Protects and sends an RTCP compound packet; false when the connection is not up.
     @discardableResult
-    public func sendRTCP(_ compound: [UInt8]) -> Bool {
+    public func sendRTCP(_ compound: consuming [UInt8]) -> Bool {
         eventLoop.preconditionInEventLoop()
-        guard !stopped, let (datagram, target) = connection.sendRTCP(compound) else { return false }
+        guard !stopped, let (datagram, target) = connection.sendRTCP(consume compound) else { return false }
         transmit(datagram, target)
         return true
     }
