@@ -16,9 +16,10 @@ import NIOCore
 ///   interval is deferred to its end, never dropped (the key frame already asked for may have left before the
 ///   receiver lost its packets).
 /// - Downlink congestion control: a session whose receive m-lines negotiated `transport-cc` gets a transport-wide
-///   sequence number on every video packet sent to it; its feedback drives a ``SendSideBandwidthEstimator``. No pacer:
-///   without simulcast the router cannot send a receiver less than its publishers send, so a pacer below that rate
-///   would only queue and drop (a 10 × 10 benchmark collapsed that way); the estimate acts through REMB instead.
+///   sequence number on every video packet sent to it; its feedback drives a ``SendSideBandwidthEstimator`` and a
+///   ``Pacer`` (at 2.5× the estimate) that every packet to it goes through. The pacer never runs below what its
+///   publishers may send (their REMB floor per stream): without simulcast the router cannot send a receiver less, so a
+///   slower pacer would only queue and drop.
 /// - REMB: every publisher that negotiated `goog-remb` is sent, once a second, what its slowest receiver can take:
 ///   the smallest of its receivers' REMBs (aiortc) and their estimates shared among the streams each receives,
 ///   floored at ``minimumRemoteEstimate``. Without simulcast this is how a constrained receiver is kept from loss.
@@ -102,6 +103,7 @@ struct MeetingVideoRouter {
         var estimator = SendSideBandwidthEstimator(configuration: .init(
             minimumBitrate: MeetingVideoRouter.minimumDownlinkBitrate, startBitrate: MeetingVideoRouter.startDownlinkBitrate,
             maximumBitrate: MeetingVideoRouter.maximumDownlinkBitrate))
+        var pacer = Pacer(targetBitrate: MeetingVideoRouter.startDownlinkBitrate)
 
         init(extensionId: UInt8) { self.extensionId = extensionId }
     }
@@ -119,6 +121,12 @@ struct MeetingVideoRouter {
         var control: DownlinkControl?
 
         init(reportSSRC: UInt32) { self.reportSSRC = reportSSRC }
+
+        /// The rate its pacer is set to: the estimate, but never below the REMB floor of every stream it receives.
+        var pacingTarget: Int {
+            let floor = downlinks.count { !$0.pausedByReceiver } * Int(MeetingVideoRouter.minimumRemoteEstimate)
+            return max(control?.estimator.targetBitrate ?? 0, floor)
+        }
 
         /// What the session can take per stream: its estimate shared among the downlinks it has not paused; nil
         /// before its first feedback.
@@ -139,6 +147,7 @@ struct MeetingVideoRouter {
     var nextDeadline: NIODeadline? {
         var deadlines = [nextReports, nextFeedback]
         for member in members.values {
+            deadlines.append(member.control?.pacer.nextDeadline)
             if let uplink = member.uplink, uplink.keyFrameRequestDeferred, let last = uplink.lastKeyFrameRequest {
                 deadlines.append(last + Self.keyFrameRequestInterval)
             }
@@ -277,7 +286,7 @@ struct MeetingVideoRouter {
         var needsKeyFrame = false
         for (receiver, index) in routes[id] ?? [] {
             if let bytes = forward(media, to: receiver, downlink: index, now: now) {
-                send(bytes, to: receiver, into: &outputs, now: now)
+                send(bytes, priority: .video, to: receiver, into: &outputs, now: now)
             }
             if members[receiver]?.downlinks[index].rewriter.isWaitingForKeyFrame == true,
                members[receiver]?.downlinks[index].pausedByReceiver == false {
@@ -296,7 +305,7 @@ struct MeetingVideoRouter {
         if downlink.rewriter.source != media.ssrc {
             members[receiver]?.downlinks[index].rewriter.switchSource(to: media.ssrc)
         }
-        // The transport-wide sequence number is written as the packet leaves.
+        // The transport-wide sequence number is written as the packet leaves the pacer.
         let extensions: [(id: UInt8, value: [UInt8])] = members[receiver]?.control.map { [($0.extensionId, [0, 0])] } ?? []
         var bytes = RTPPacket(marker: media.marker, payloadType: downlink.negotiated.payloadType,
                               sequenceNumber: media.sequenceNumber, timestamp: media.timestamp, ssrc: media.ssrc,
@@ -313,19 +322,31 @@ struct MeetingVideoRouter {
         return bytes
     }
 
-    /// Sends a packet to a session; when its downlink is congestion controlled, with the next transport-wide
-    /// sequence number written in and the send noted for the estimator.
-    private func send(_ bytes: [UInt8], to receiver: SignalingConnectionID, into outputs: inout [MeetingMediaOutput],
-                      now: NIODeadline) {
-        var bytes = bytes
-        if let control = members[receiver]?.control, let header = try? RTPHeader(reading: bytes),
-           let range = header.extensionRange(id: control.extensionId, in: bytes), range.count == 2 {
-            bytes[range.lowerBound] = UInt8(control.sequenceNumber >> 8)
-            bytes[range.lowerBound + 1] = UInt8(truncatingIfNeeded: control.sequenceNumber)
-            control.estimator.packetSent(transportSequenceNumber: control.sequenceNumber, size: bytes.count, at: now)
-            control.sequenceNumber &+= 1
+    /// Sends a packet to a session: straight out, or through its pacer when its downlink is congestion controlled.
+    private func send(_ bytes: [UInt8], priority: Pacer.Priority, to receiver: SignalingConnectionID,
+                      into outputs: inout [MeetingMediaOutput], now: NIODeadline) {
+        guard let control = members[receiver]?.control else {
+            outputs.append(.rtp(receiver, bytes))
+            return
         }
-        outputs.append(.rtp(receiver, bytes))
+        control.pacer.enqueue(Pacer.Packet(bytes: bytes, priority: priority))
+        pace(receiver, control, into: &outputs, now: now)
+    }
+
+    /// What a session's pacer lets go now, each packet numbered with the next transport-wide sequence number.
+    private func pace(_ receiver: SignalingConnectionID, _ control: DownlinkControl,
+                      into outputs: inout [MeetingMediaOutput], now: NIODeadline) {
+        for packet in control.pacer.poll(now: now) {
+            var bytes = packet.bytes
+            if let header = try? RTPHeader(reading: bytes),
+               let range = header.extensionRange(id: control.extensionId, in: bytes), range.count == 2 {
+                bytes[range.lowerBound] = UInt8(control.sequenceNumber >> 8)
+                bytes[range.lowerBound + 1] = UInt8(truncatingIfNeeded: control.sequenceNumber)
+                control.estimator.packetSent(transportSequenceNumber: control.sequenceNumber, size: bytes.count, at: now)
+                control.sequenceNumber &+= 1
+            }
+            outputs.append(.rtp(receiver, bytes))
+        }
     }
 
     // MARK: RTCP
@@ -356,7 +377,7 @@ struct MeetingVideoRouter {
                     let repair = members[id]?.downlinks[index].rtx != nil
                         ? members[id]?.downlinks[index].rtx?.wrap(original) : original
                     if let repair {
-                        send(repair, to: id, into: &outputs, now: now)
+                        send(repair, priority: .retransmission, to: id, into: &outputs, now: now)
                         members[id]?.downlinks[index].retransmissions += 1
                     }
                 }
@@ -369,6 +390,7 @@ struct MeetingVideoRouter {
             case .transportFeedback(let feedback):
                 guard let control = member.control else { continue }
                 control.estimator.transportFeedbackReceived(feedback, now: now)
+                control.pacer.setRate(targetBitrate: member.pacingTarget)
             case .senderReport(let ssrc, let ntp, _, _, _, let blocks):
                 if ssrc == member.uplink?.ssrc {
                     members[id]?.uplink?.statistics?.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
@@ -393,6 +415,7 @@ struct MeetingVideoRouter {
             .map(\.fractionLost).max()
         guard let worst else { return }
         control.estimator.receiverReportReceived(fractionLost: worst, now: now)
+        control.pacer.setRate(targetBitrate: member.pacingTarget)
     }
 
     /// The round trip from report blocks about a session's downlinks: they echo this router's sender reports.
@@ -460,6 +483,11 @@ struct MeetingVideoRouter {
                 pending = pending || uplink.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
             }
             nextFeedback = pending ? now + Self.feedbackInterval : nil
+        }
+        for id in members.keys.sorted() {
+            if let control = members[id]?.control, let due = control.pacer.nextDeadline, due <= now {
+                pace(id, control, into: &outputs, now: now)
+            }
         }
         for id in members.keys.sorted() {
             guard let uplink = members[id]?.uplink, uplink.keyFrameRequestDeferred, let last = uplink.lastKeyFrameRequest,
