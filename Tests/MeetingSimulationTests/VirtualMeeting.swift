@@ -158,13 +158,26 @@ final class VirtualMeeting {
 
     /// Runs until `end` (virtual), processing every deadline on the way.
     func run(until end: NIODeadline) throws {
+        var stepsAtThisInstant = 0
         while true {
             guard let next = nextDeadline(), next <= end else { break }
+            // A deadline that a step does not consume would spin here forever: fail instead of hanging the suite.
+            stepsAtThisInstant = next > now ? 0 : stepsAtThisInstant + 1
+            guard stepsAtThisInstant < Self.stepsPerInstantLimit else { throw Stalled(at: now) }
             // The wall clock moves with virtual time (NTP timestamps in reports, round trips from them).
             advanceClock(to: next)
             try step()
         }
         advanceClock(to: end)
+    }
+
+    /// More steps than this at one virtual instant mean some deadline is never consumed.
+    static let stepsPerInstantLimit = 10_000
+
+    /// The simulation stopped advancing: a deadline at or before `now` that no step consumes.
+    struct Stalled: Error, CustomStringConvertible {
+        let at: NIODeadline
+        var description: String { "virtual time stopped advancing at \(at.uptimeNanoseconds) ns: a deadline is never consumed" }
     }
 
     /// Runs for `duration` of virtual time.
