@@ -4,10 +4,11 @@ import Foundation
 enum AllocationCounter {
     private typealias CountFunction = @convention(c) () -> UInt
 
+    /// The counter's function, looked up once (RTLD_DEFAULT is a null handle on glibc: every loaded object is
+    /// searched), so reading the count around a measured call adds no work of its own.
+    private static let function: CountFunction? = dlsym(nil, "carillon_malloc_count")
+        .map { unsafeBitCast($0, to: CountFunction.self) }
+
     /// The number of allocations so far, if the counter is loaded.
-    static var count: UInt? {
-        // RTLD_DEFAULT is a null handle on glibc: search every loaded object.
-        guard let symbol = dlsym(nil, "carillon_malloc_count") else { return nil }
-        return unsafeBitCast(symbol, to: CountFunction.self)()
-    }
+    static var count: UInt? { function?() }
 }

@@ -127,13 +127,16 @@ extension BenchCommand {
         }
     }
 
-    /// CPU of one SDK session in a two-party call: `carillon join` as a child process, measured from outside.
+    /// CPU of one SDK session in a call: `carillon join` as a child process, measured from outside. With `--video`
+    /// it also sends a 640x360 pattern at 15 fps and receives (decodes) the same from three other attendees.
     struct ClientCPU: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "client-cpu",
-            abstract: "CPU of one SDK session in a call (a `carillon join` child process sending a tone and playing the mix)."
+            abstract: "CPU of one SDK session in a call (a `carillon join` child process sending a tone and playing the mix; --video: also 360p out and three 360p streams in)."
         )
         @Option(help: "Seconds to measure.") var seconds = 30
+        @Flag(help: "The measured session also sends 640x360 at 15 fps and receives three such streams (from attendees in this process).")
+        var video = false
 
         func validate() throws {
             guard (1...600).contains(seconds) else { throw ValidationError("--seconds must be 1...600") }
@@ -145,40 +148,79 @@ extension BenchCommand {
 
         private func measure(_ bench: EmbeddedServer) async throws {
             let meeting = try await bench.createMeeting()
-            let peer = try await bench.join(meeting, name: "peer") { facade in
-                let devices = facade.deviceController.virtualDevices
-                facade.chooseAudioDevice(mediaDevice: try devices.addTone(frequency: 660))
-                facade.chooseAudioDevice(mediaDevice: devices.addNullOutput())
+            var peers: [BenchParticipant] = []
+            var sources: [PatternVideoSource] = []
+            let colors: [VideoTestPattern.Color] = [.green, .blue, .yellow]
+            for index in 0..<(video ? 3 : 1) {
+                let peer = try await bench.join(meeting, name: "peer-\(index)") { facade in
+                    let devices = facade.deviceController.virtualDevices
+                    facade.chooseAudioDevice(mediaDevice: try devices.addTone(frequency: 660 + 110 * Double(index)))
+                    facade.chooseAudioDevice(mediaDevice: devices.addNullOutput())
+                }
+                _ = try await peer.waitUntilStarted()
+                if video {
+                    let source = try PatternVideoSource(color: colors[index], width: 640, height: 360, fps: 15)
+                    source.start()
+                    peer.session.audioVideo.startLocalVideo(source: source)
+                    sources.append(source)
+                }
+                peers.append(peer)
             }
-            _ = try await peer.waitUntilStarted()
             let child = Process()
             child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
             child.arguments = ["join", "--endpoint", bench.address.endpoint, "--meeting", meeting.meetingId, "--name", "measured",
-                               "--audio-in", "tone:440", "--audio-out", "/dev/null", "--duration", String(seconds + 3)]
+                               "--audio-in", "tone:440", "--audio-out", "/dev/null", "--duration", String(seconds + (video ? 8 : 3))]
+                + (video ? ["--video-in", "pattern:red", "--json"] : [])
             child.environment = ProcessInfo.processInfo.environment.merging([
                 "CARILLON_ACCESS_KEY_ID": bench.accessKey.accessKeyId, "CARILLON_SECRET_ACCESS_KEY": bench.accessKey.secretAccessKey,
             ]) { $1 }
+            // Read as it comes, so a full pipe never stalls the measured process.
+            let printed = ChildOutput()
             let output = Pipe()
+            output.fileHandleForReading.readabilityHandler = { printed.append($0.availableData) }
             child.standardOutput = output
             child.standardError = output
             try child.run()
             defer { if child.isRunning { child.terminate() } }
-            // Measure after the join (its one-off costs are the join benchmark's business).
-            try await Task.sleep(for: .seconds(2))
+            // Measure after the join and, with video, once the streams flow (key frames, the encoder's rate settling).
+            try await Task.sleep(for: .seconds(video ? 7 : 2))
             let start = ContinuousClock.now
             let cpuStart = ProcessCPUTime.seconds(pid: child.processIdentifier) ?? 0
             try await Task.sleep(for: .seconds(seconds))
             let cpu = ((ProcessCPUTime.seconds(pid: child.processIdentifier) ?? 0) - cpuStart) / start.duration(to: .now).seconds
             child.waitUntilExit()
-            try await peer.leave()
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            guard printed.contains("in the meeting"), child.terminationStatus == 0 else {
-                throw BenchTimeout(what: "the measured session to join and leave cleanly:\n\(printed)")
+            output.fileHandleForReading.readabilityHandler = nil
+            for source in sources { source.stop() }
+            for peer in peers { try await peer.leave() }
+            let text = printed.text
+            guard child.terminationStatus == 0, text.contains(video ? "\"event\":\"started\"" : "in the meeting") else {
+                throw BenchTimeout(what: "the measured session to join and leave cleanly:\n\(text)")
             }
-            StandardOutput.line(String(format: "one SDK session in a call (Opus 48 kHz stereo send and receive, 20 ms frames): %.2f %% of one core over %d s",
+            guard video else {
+                StandardOutput.line(String(format: "one SDK session in a call (Opus 48 kHz stereo send and receive, 20 ms frames): %.2f %% of one core over %d s",
+                                           cpu * 100, seconds))
+                return
+            }
+            // The last videoStats line of each remote attendee: what the measured session decoded.
+            var fps: [String: Double] = [:]
+            for line in text.split(separator: "\n") where line.contains("\"videoStats\"") {
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      let attendee = object["attendee"] as? String, let rate = object["fps"] as? Double else { continue }
+                fps[attendee] = rate
+            }
+            guard fps.count == 3 else { throw BenchTimeout(what: "three decoded streams at the measured session (saw \(fps))") }
+            StandardOutput.line(String(format: "one SDK session sending 640x360 VP8 at 15 fps and receiving three 640x360 streams (decoding %@), with Opus both ways: %.2f %% of one core over %d s",
+                                       fps.keys.sorted().map { String(format: "%@ %.1f fps", $0, fps[$0]!) }.joined(separator: ", "),
                                        cpu * 100, seconds))
         }
     }
+}
+
+/// What a child process prints, gathered from its pipe's handler thread.
+final class ChildOutput: Sendable {
+    private let data = Mutex(Data())
+    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
 }
 
 /// The speaker's input for the mouth-to-ear benchmark: silence with a 60 ms 1 kHz burst every 500 ms, logging when

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CarillonRTC
+import CarillonServer
 import Foundation
 import NIOCore
 import NIOPosix
@@ -75,6 +76,8 @@ extension BenchCommand {
         @Flag(inversion: .prefixedNo, help: "Include SRTP (--no-srtp times the RTP header path alone).") var srtp = true
         @Flag(help: "Time PeerConnection.receive and sendRTP on an in-process connected pair (always OpenSSL).")
         var peerConnection = false
+        @Option(help: "Time the server's video forwarding core instead: one VP8 publisher's packets forwarded to N receivers (rewrite, send history, pacer; no SRTP).")
+        var videoReceivers: Int?
 
         func validate() throws {
             guard (1...10_000_000).contains(packets), (1...1400).contains(payload) else {
@@ -86,6 +89,9 @@ extension BenchCommand {
             guard ["openssl", "libsrtp"].contains(implementation) else {
                 throw ValidationError("--implementation must be openssl or libsrtp")
             }
+            if let videoReceivers, !(1...1_000).contains(videoReceivers) {
+                throw ValidationError("--video-receivers must be 1...1000")
+            }
         }
 
         func run() async throws {
@@ -96,6 +102,10 @@ extension BenchCommand {
             }
             if peerConnection {
                 try throughPeerConnection(chosen)
+                return
+            }
+            if let videoReceivers {
+                try forwardVideo(to: videoReceivers)
                 return
             }
             func context(_ key: [UInt8], _ salt: [UInt8], _ direction: LibSRTPContext.Direction) throws -> any SRTPContext {
@@ -154,6 +164,30 @@ extension BenchCommand {
                 return "allocations not counted (preload scripts/malloc-counter.c, see BENCHMARKS.md)"
             }
             return String(format: "%.2f heap allocations/packet", Double(after - before) / Double(packets))
+        }
+
+        /// The server's forwarding core: each publisher packet through `MeetingMediaCore.receive` with a reused
+        /// output buffer, timed and counted on its own; the core's timers run between packets, untimed.
+        private func forwardVideo(to receivers: Int) throws {
+            let benchmark = try VideoForwardingBenchmark(receivers: receivers, packetCount: packets, payloadSize: payload)
+            var forwarded = 0, paced = 0, allocations: UInt = 0
+            var elapsed = Duration.zero
+            for index in benchmark.packets.indices {
+                let before = AllocationCounter.count
+                let start = ContinuousClock.now
+                forwarded += benchmark.forward(index)
+                elapsed += start.duration(to: .now)
+                if let before, let after = AllocationCounter.count { allocations += after - before }
+                paced += benchmark.runTimers()
+            }
+            let counted = AllocationCounter.count == nil
+                ? "allocations not counted (preload scripts/malloc-counter.c, see BENCHMARKS.md)"
+                : String(format: "%.2f heap allocations per publisher packet, %.3f per forwarded packet",
+                         Double(allocations) / Double(packets), Double(allocations) / Double(max(1, forwarded)))
+            StandardOutput.line(String(format: "forward video to %d receivers: %.0f ns per publisher packet, %.0f ns per forwarded packet, %@ (%d packets of %d payload bytes; %d forwarded at once, %d by the pacer's timer)",
+                                       receivers, elapsed.seconds * 1e9 / Double(packets),
+                                       elapsed.seconds * 1e9 / Double(max(1, forwarded)), counted, packets, payload,
+                                       forwarded, paced))
         }
 
         /// The packets through a connected pair: the client protects them (untimed); the server's `receive` is

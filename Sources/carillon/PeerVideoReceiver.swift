@@ -146,7 +146,7 @@ final class PeerVideoReceiver {
 
     /// Records the transport-wide sequence number of a packet that carries one.
     private func recordTransportSequence(of packet: RTPPacket, now: NIODeadline) {
-        guard let id = parameters.transportCCExtensionId, let value = packet.extensionValue(id: id),
+        guard let id = parameters.transportCCExtensionId, let value = packet.extensionBytes(id: id),
               let sequence = RTPHeaderExtensionValue.transportSequenceNumber(value)
         else { return }
         feedback?.received(transportSequenceNumber: sequence, arrival: now)

@@ -38,6 +38,39 @@ import Testing
         #expect(try RTPPacket(parsing: longBytes) == long)
     }
 
+    @Test func readsExtensionsInPlaceAndSerializesThemAsReceived() throws {
+        let bytes: [UInt8] = [
+            0x90, 0x60, 0x00, 0x01,  // V=2, X=1; PT=96; seq 1
+            0x00, 0x00, 0x00, 0x01,  // timestamp 1
+            0x00, 0x00, 0x00, 0x02,  // SSRC 2
+            0x10, 0x00, 0x00, 0x02,  // two-byte extensions, 2 words
+            0x05, 0x02, 0xAB, 0xCD,  // id 5, 2 bytes
+            0x00,                    // padding between elements
+            0x07, 0x00,              // id 7, empty (only the two-byte form has empty values)
+            0x00,                    // padding
+            0x42,                    // payload
+        ]
+        var packet = try RTPPacket(parsing: bytes)
+        let value = try #require(packet.extensionBytes(id: 5))
+        // A slice of the datagram, at the value's place in it: nothing was copied.
+        #expect(value.startIndex == 18 && Array(value) == [0xAB, 0xCD])
+        #expect(packet.extensionBytes(id: 7)?.isEmpty == true)
+        #expect(packet.extensionBytes(id: 9) == nil)
+        #expect(packet.extensions.map(\.id) == [5, 7] && packet.extensions.map(\.value) == [[0xAB, 0xCD], []])
+        #expect(packet.serialized() == bytes)
+
+        packet.extensions = [(1, [0x85])]
+        let reencoded = packet.serialized()
+        #expect(Array(reencoded[12..<20]) == [0xBE, 0xDE, 0x00, 0x01, 0x10, 0x85, 0x00, 0x00])
+        #expect(try RTPPacket(parsing: reencoded).audioLevel(extensionId: 1) == 5)
+
+        // In the one-byte form, id 15 ends the list (RFC 8285 §4.2): what follows is not read.
+        var reserved = bytes
+        reserved.replaceSubrange(12..<24, with: [0xBE, 0xDE, 0x00, 0x02, 0x10, 0x85, 0xF0, 0x21, 0x00, 0x05, 0x00, 0x00])
+        let stopped = try RTPPacket(parsing: reserved)
+        #expect(stopped.extensionValue(id: 1) == [0x85] && stopped.extensionBytes(id: 2) == nil)
+    }
+
     @Test func rejectsBadInputWithoutCrashing() {
         #expect(throws: RTPError.truncated) { try RTPPacket(parsing: [0x80, 0, 0]) }
         #expect(throws: RTPError.badVersion) { try RTPPacket(parsing: [UInt8](repeating: 0, count: 12)) }

@@ -23,4 +23,17 @@ import Testing
         #expect(history.packet(sequenceNumber: 65_535, now: start) == [1])
         #expect(history.packet(sequenceNumber: 0, now: start) == [2])
     }
+
+    @Test func aReusedSlotHoldsOnlyItsNewPacket() {
+        var history = RTPSendHistory(capacity: 4)
+        history.store(sequenceNumber: 10, packet: [1, 2, 3, 4, 5], now: start)
+        // Slot 2 again: its buffer is reused for a shorter packet, which must not keep the old tail.
+        history.store(sequenceNumber: 14, packet: [7, 8], now: start)
+        #expect(history.packet(sequenceNumber: 14, now: start) == [7, 8])
+        #expect(history.packet(sequenceNumber: 10, now: start) == nil)
+        // A packet read out is the caller's: storing over its slot later does not change it.
+        let read = history.packet(sequenceNumber: 14, now: start)
+        history.store(sequenceNumber: 18, packet: [9], now: start)
+        #expect(read == [7, 8] && history.packet(sequenceNumber: 18, now: start) == [9])
+    }
 }

@@ -342,23 +342,22 @@ final class SessionVideoCore {
     private func pace(now: NIODeadline) -> [SessionMediaEffect] {
         guard let sender else { return [] }
         var effects: [SessionMediaEffect] = []
-        for packet in sender.pacer.poll(now: now) {
-            var bytes = packet.bytes
-            guard let header = try? RTPHeader(reading: bytes) else { continue }
-            if let id = sender.configuration.transportCCExtensionId, let range = header.extensionRange(id: id, in: bytes),
-               range.count == 2 {
-                bytes[range.lowerBound] = UInt8(sender.transportSequenceNumber >> 8)
-                bytes[range.lowerBound + 1] = UInt8(truncatingIfNeeded: sender.transportSequenceNumber)
-                sender.estimator.packetSent(transportSequenceNumber: sender.transportSequenceNumber, size: bytes.count,
-                                            at: now)
+        sender.pacer.poll(now: now) { packet in
+            guard let header = try? RTPHeader(reading: packet.bytes) else { return }
+            if let id = sender.configuration.transportCCExtensionId,
+               let range = header.extensionRange(id: id, in: packet.bytes), range.count == 2 {
+                packet.bytes[range.lowerBound] = UInt8(sender.transportSequenceNumber >> 8)
+                packet.bytes[range.lowerBound + 1] = UInt8(truncatingIfNeeded: sender.transportSequenceNumber)
+                sender.estimator.packetSent(transportSequenceNumber: sender.transportSequenceNumber,
+                                            size: packet.bytes.count, at: now)
                 sender.transportSequenceNumber &+= 1
             }
             if header.ssrc == sender.configuration.ssrc {
-                sender.history.store(sequenceNumber: header.sequenceNumber, packet: bytes, now: now)
+                sender.history.store(sequenceNumber: header.sequenceNumber, packet: packet.bytes, now: now)
                 sender.packetsSent &+= 1
                 sender.octetsSent &+= UInt32(truncatingIfNeeded: header.payloadRange.count)
             }
-            effects.append(.sendRTP(bytes))
+            effects.append(.sendRTP(packet.bytes))
         }
         return effects
     }
@@ -367,8 +366,9 @@ final class SessionVideoCore {
 
     /// A received RTP packet of one of the video tracks (after SRTP).
     func received(rtp packet: RTPPacket, now: NIODeadline) -> [SessionMediaEffect] {
-        if let id = transportFeedbackExtensionId, let value = packet.extensionValue(id: id), value.count == 2 {
-            transportFeedback?.received(transportSequenceNumber: UInt16(value[0]) << 8 | UInt16(value[1]), arrival: now)
+        if let id = transportFeedbackExtensionId, let value = packet.extensionBytes(id: id),
+           let sequence = RTPHeaderExtensionValue.transportSequenceNumber(value) {
+            transportFeedback?.received(transportSequenceNumber: sequence, arrival: now)
         }
         var media = packet
         var ssrc = packet.ssrc

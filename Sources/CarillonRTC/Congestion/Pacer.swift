@@ -103,8 +103,19 @@ public struct Pacer: Sendable {
         return lastPoll + .nanoseconds(max(interval.nanoseconds, wait))
     }
 
+    /// The queues drained within the budget, in order (audio goes first regardless).
+    private static let budgetedPriorities: [Priority] = [.retransmission, .video]
+
     /// The packets to send at `now`, in order.
     public mutating func poll(now: NIODeadline) -> [Packet] {
+        var sending: [Packet] = []
+        poll(now: now) { sending.append($0) }
+        return sending
+    }
+
+    /// Hands `send` each packet to send at `now`, in order, without collecting them: the packet is the caller's to
+    /// change in place (it is no longer queued, so its bytes are not shared) and to keep.
+    public mutating func poll(now: NIODeadline, _ send: (inout Packet) -> Void) {
         let rate = pacingBitrate / 8 / 1e9
         let ceiling = Double(burst.nanoseconds) * rate
         if let lastPoll {
@@ -114,18 +125,17 @@ public struct Pacer: Sendable {
         }
         lastPoll = max(lastPoll ?? now, now)
         budget = min(budget, ceiling)
-        var sending: [Packet] = []
-        while let packet = queues[Priority.audio.rawValue].popFirst() {
+        while var packet = queues[Priority.audio.rawValue].popFirst() {
             budget -= Double(packet.size)
-            sending.append(packet)
+            queuedBytes -= packet.size
+            send(&packet)
         }
-        for priority in [Priority.retransmission, .video] {
-            while budget > 0, let packet = queues[priority.rawValue].popFirst() {
+        for priority in Self.budgetedPriorities {
+            while budget > 0, var packet = queues[priority.rawValue].popFirst() {
                 budget -= Double(packet.size)
-                sending.append(packet)
+                queuedBytes -= packet.size
+                send(&packet)
             }
         }
-        queuedBytes -= sending.reduce(0) { $0 + $1.size }
-        return sending
     }
 }

@@ -68,9 +68,12 @@ public struct RTXStream: Sendable {
     public static func unwrap(_ rtx: RTPPacket, mediaSSRC: UInt32, mediaPayloadType: UInt8) -> RTPPacket? {
         guard rtx.payload.count > 2 else { return nil }
         let start = rtx.payload.startIndex
-        return RTPPacket(marker: rtx.marker, payloadType: mediaPayloadType,
-                         sequenceNumber: UInt16(rtx.payload[start]) << 8 | UInt16(rtx.payload[start + 1]),
-                         timestamp: rtx.timestamp, ssrc: mediaSSRC, csrcs: rtx.csrcs, extensions: rtx.extensions,
-                         payload: rtx.payload.dropFirst(2))
+        // A copy of the parsed packet keeps its extension elements as they are: nothing is decoded or allocated.
+        var original = rtx
+        original.payloadType = mediaPayloadType & 0x7F
+        original.sequenceNumber = UInt16(rtx.payload[start]) << 8 | UInt16(rtx.payload[start + 1])
+        original.ssrc = mediaSSRC
+        original.payload = rtx.payload.dropFirst(2)
+        return original
     }
 }

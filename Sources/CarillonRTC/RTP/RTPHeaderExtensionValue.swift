@@ -4,7 +4,10 @@
 public enum RTPHeaderExtensionValue {
     /// `urn:ietf:params:rtp-hdrext:ssrc-audio-level` (RFC 6464): voice activity flag and level in -dBov (0 loudest,
     /// 127 silence).
-    public static func audioLevel(_ value: [UInt8]) -> (voice: Bool, level: UInt8)? {
+    public static func audioLevel(_ value: [UInt8]) -> (voice: Bool, level: UInt8)? { audioLevel(value[...]) }
+
+    /// ``audioLevel(_:)-4e0ql`` of a value read in place (``RTPPacket/extensionBytes(id:)``).
+    public static func audioLevel(_ value: ArraySlice<UInt8>) -> (voice: Bool, level: UInt8)? {
         guard let byte = value.first else { return nil }
         return (byte & 0x80 != 0, byte & 0x7F)
     }
@@ -16,9 +19,12 @@ public enum RTPHeaderExtensionValue {
     }
 
     /// `draft-holmer-rmcat-transport-wide-cc-extensions-01`: the transport-wide sequence number.
-    public static func transportSequenceNumber(_ value: [UInt8]) -> UInt16? {
+    public static func transportSequenceNumber(_ value: [UInt8]) -> UInt16? { transportSequenceNumber(value[...]) }
+
+    /// ``transportSequenceNumber(_:)-5ouxq`` of a value read in place (``RTPPacket/extensionBytes(id:)``).
+    public static func transportSequenceNumber(_ value: ArraySlice<UInt8>) -> UInt16? {
         guard value.count == 2 else { return nil }
-        return UInt16(value[0]) << 8 | UInt16(value[1])
+        return UInt16(value[value.startIndex]) << 8 | UInt16(value[value.startIndex + 1])
     }
 
     /// `urn:ietf:params:rtp-hdrext:sdes:mid`, `rtp-stream-id` and `repaired-rtp-stream-id`: short identifier strings.

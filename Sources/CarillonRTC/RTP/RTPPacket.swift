@@ -1,6 +1,9 @@
 /// An RTP packet (RFC 3550 §5.1) with its header extensions (RFC 8285 one- and two-byte forms), parsed strictly.
 ///
-/// The payload is a slice of the datagram it was parsed from: parsing copies nothing but the small extension list.
+/// Parsing copies nothing and allocates nothing (no CSRCs is the common case; a packet with CSRCs allocates their
+/// list): the payload and the extension elements are slices of the datagram, checked when parsed and read in place
+/// by ``extensionBytes(id:)``. ``extensions`` decodes them into a list (one allocation per value) for code off the
+/// per-packet paths.
 public struct RTPPacket: Sendable, Equatable {
     /// Whether the marker bit is set (end of a video frame, start of a talk spurt).
     public var marker: Bool
@@ -14,10 +17,13 @@ public struct RTPPacket: Sendable, Equatable {
     public var ssrc: UInt32
     /// Contributing sources.
     public var csrcs: [UInt32]
-    /// Header extensions as (id, value), in wire order.
-    public var extensions: [(id: UInt8, value: [UInt8])]
     /// Payload bytes (padding removed).
     public var payload: ArraySlice<UInt8>
+    /// The extension elements as on the wire, padding included: `0xBEDE` one-byte or `0x100X` two-byte form (RFC
+    /// 8285 §4.2–4.3), empty when the packet has none (or an extension block of another profile, which RFC 3550
+    /// lets a receiver ignore).
+    private var extensionElements: ArraySlice<UInt8>
+    private var twoByteExtensions: Bool
 
     /// Creates a packet.
     public init(marker: Bool = false, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32,
@@ -28,8 +34,22 @@ public struct RTPPacket: Sendable, Equatable {
         self.timestamp = timestamp
         self.ssrc = ssrc
         self.csrcs = csrcs
-        self.extensions = extensions
         self.payload = payload
+        (extensionElements, twoByteExtensions) = Self.encode(extensions)
+    }
+
+    /// Header extensions as (id, value), in wire order. Reading decodes them (an allocation per value); setting
+    /// encodes them (the one-byte form when every id is 1-14 and every value 1-16 bytes, else the two-byte form).
+    public var extensions: [(id: UInt8, value: [UInt8])] {
+        get {
+            var result: [(id: UInt8, value: [UInt8])] = []
+            forEachExtension { id, value in
+                result.append((id, Array(value)))
+                return true
+            }
+            return result
+        }
+        set { (extensionElements, twoByteExtensions) = Self.encode(newValue) }
     }
 
     public static func == (lhs: RTPPacket, rhs: RTPPacket) -> Bool {
@@ -39,109 +59,103 @@ public struct RTPPacket: Sendable, Equatable {
             && lhs.payload.elementsEqual(rhs.payload)
     }
 
-    /// The value of extension `id` (the id negotiated by `a=extmap` for a URI), if present.
-    public func extensionValue(id: UInt8) -> [UInt8]? { extensions.first { $0.id == id }?.value }
+    /// The value of extension `id` (the id negotiated by `a=extmap` for a URI), if present, as a slice of the packet
+    /// (no copy). Its indices are the datagram's: iterate it or index from `startIndex`.
+    public func extensionBytes(id: UInt8) -> ArraySlice<UInt8>? {
+        var found: ArraySlice<UInt8>?
+        forEachExtension { elementId, value in
+            if elementId == id { found = value }
+            return found == nil
+        }
+        return found
+    }
+
+    /// The value of extension `id` as a new array, if present (``extensionBytes(id:)`` reads it without copying).
+    public func extensionValue(id: UInt8) -> [UInt8]? { extensionBytes(id: id).map(Array.init) }
+
+    /// Calls `body` with each extension in wire order until it returns false. The elements were checked when the
+    /// packet was parsed or built, so the walk cannot fail.
+    private func forEachExtension(_ body: (UInt8, ArraySlice<UInt8>) -> Bool) {
+        var index = extensionElements.startIndex
+        let end = extensionElements.endIndex
+        while index < end {
+            let first = extensionElements[index]
+            if twoByteExtensions {
+                if first == 0 { index += 1; continue }
+                let length = Int(extensionElements[index + 1])
+                guard body(first, extensionElements[(index + 2)..<(index + 2 + length)]) else { return }
+                index += 2 + length
+            } else {
+                // ID 0 is padding (RFC 8285 §4.2): skip the byte whatever its length nibble says, as libwebrtc does.
+                if first >> 4 == 0 { index += 1; continue }
+                if first >> 4 == 15 { return }  // reserved: stop parsing (RFC 8285 §4.2)
+                let length = Int(first & 0x0F) + 1
+                guard body(first >> 4, extensionElements[(index + 1)..<(index + 1 + length)]) else { return }
+                index += 1 + length
+            }
+        }
+    }
 
     // MARK: Parsing
 
-    /// Parses a datagram.
+    /// Parses a datagram: ``RTPHeader``'s checks, then the CSRC list and slices of the datagram.
     public init(parsing bytes: [UInt8]) throws(RTPError) {
-        guard bytes.count >= 12 else { throw .truncated }
-        guard bytes[0] >> 6 == 2 else { throw .badVersion }
-        let hasPadding = bytes[0] & 0x20 != 0
-        let hasExtension = bytes[0] & 0x10 != 0
+        let header = try RTPHeader(reading: bytes)
+        marker = header.marker
+        payloadType = header.payloadType
+        sequenceNumber = header.sequenceNumber
+        timestamp = header.timestamp
+        ssrc = header.ssrc
         let csrcCount = Int(bytes[0] & 0x0F)
-        marker = bytes[1] & 0x80 != 0
-        payloadType = bytes[1] & 0x7F
-        sequenceNumber = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
-        timestamp = NetworkBytes.readUInt32(bytes, 4)
-        ssrc = NetworkBytes.readUInt32(bytes, 8)
-        var offset = 12
-        guard bytes.count >= offset + 4 * csrcCount else { throw .truncated }
-        csrcs = (0..<csrcCount).map { NetworkBytes.readUInt32(bytes, 12 + 4 * $0) }
-        offset += 4 * csrcCount
-        extensions = []
-        if hasExtension {
-            guard bytes.count >= offset + 4 else { throw .truncated }
-            let profile = UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
-            let length = 4 * (Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3]))
-            let start = offset + 4
-            guard bytes.count >= start + length else { throw .truncated }
-            extensions = try Self.extensions(profile: profile, bytes[start..<(start + length)])
-            offset = start + length
-        }
-        var end = bytes.count
-        if hasPadding {
-            guard let count = bytes.last, count > 0, Int(count) <= end - offset else { throw .badPadding }
-            end -= Int(count)
-        }
-        payload = bytes[offset..<end]
+        csrcs = csrcCount == 0 ? [] : (0..<csrcCount).map { NetworkBytes.readUInt32(bytes, 12 + 4 * $0) }
+        // Other profiles than RFC 8285's leave no block: ignored, as RFC 3550 allows.
+        extensionElements = header.extensionBlock.map { bytes[$0] } ?? []
+        twoByteExtensions = !header.oneByteExtensions
+        payload = bytes[header.payloadRange]
     }
 
-    private static func extensions(profile: UInt16, _ block: ArraySlice<UInt8>) throws(RTPError) -> [(id: UInt8, value: [UInt8])] {
-        var result: [(id: UInt8, value: [UInt8])] = []
-        // Every element takes at least 2 bytes: one allocation for the list instead of one per doubling.
-        result.reserveCapacity(min(block.count / 2, 16))
-        var index = block.startIndex
-        if profile == 0xBEDE {
-            while index < block.endIndex {
-                let byte = block[index]
-                // ID 0 is padding (RFC 8285 §4.2): skip the byte whatever its length nibble says, as libwebrtc does.
-                if byte >> 4 == 0 { index += 1; continue }
-                let id = byte >> 4
-                guard id != 15 else { break }  // reserved: stop parsing (RFC 8285 §4.2)
-                let length = Int(byte & 0x0F) + 1
-                guard index + 1 + length <= block.endIndex else { throw .badExtension }
-                result.append((id, Array(block[(index + 1)..<(index + 1 + length)])))
-                index += 1 + length
+    /// The wire elements of `extensions` (unpadded) and whether they use the two-byte form.
+    private static func encode(_ extensions: [(id: UInt8, value: [UInt8])]) -> (ArraySlice<UInt8>, Bool) {
+        guard !extensions.isEmpty else { return ([], false) }
+        let oneByte = extensions.allSatisfy { (1...14).contains($0.id) && (1...16).contains($0.value.count) }
+        var block: [UInt8] = []
+        for (id, value) in extensions {
+            if oneByte {
+                block.append(id << 4 | UInt8(value.count - 1))
+            } else {
+                block.append(id)
+                block.append(UInt8(min(value.count, 255)))
             }
-        } else if profile & 0xFFF0 == 0x1000 {
-            while index < block.endIndex {
-                let id = block[index]
-                if id == 0 { index += 1; continue }
-                guard index + 2 <= block.endIndex else { throw .badExtension }
-                let length = Int(block[index + 1])
-                guard index + 2 + length <= block.endIndex else { throw .badExtension }
-                result.append((id, Array(block[(index + 2)..<(index + 2 + length)])))
-                index += 2 + length
-            }
+            block += value.prefix(255)
         }
-        // Other profiles are not RFC 8285 extensions: ignored, as RFC 3550 allows.
-        return result
+        return (block[...], !oneByte)
     }
 
     // MARK: Serialising
 
-    /// The wire bytes; extensions use the one-byte form when every id is 1-14 and every value 1-16 bytes.
+    /// The wire bytes: the header, the extensions in the form they were parsed or built in, padded to 32 bits, and
+    /// the payload.
     public func serialized() -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(12 + 4 * csrcs.count + 64 + payload.count)
-        bytes.append(0x80 | (extensions.isEmpty ? 0 : 0x10) | UInt8(csrcs.count & 0x0F))
+        let padding = (4 - extensionElements.count % 4) % 4
+        bytes.reserveCapacity(12 + 4 * csrcs.count + 4 + extensionElements.count + padding + payload.count)
+        bytes.append(0x80 | (extensionElements.isEmpty ? 0 : 0x10) | UInt8(csrcs.count & 0x0F))
         bytes.append((marker ? 0x80 : 0) | payloadType)
         bytes.append(UInt8(sequenceNumber >> 8))
         bytes.append(UInt8(sequenceNumber & 0xFF))
         NetworkBytes.append(timestamp, to: &bytes)
         NetworkBytes.append(ssrc, to: &bytes)
         for csrc in csrcs.prefix(15) { NetworkBytes.append(csrc, to: &bytes) }
-        if !extensions.isEmpty {
-            let oneByte = extensions.allSatisfy { (1...14).contains($0.id) && (1...16).contains($0.value.count) }
-            var block: [UInt8] = []
-            for (id, value) in extensions {
-                if oneByte {
-                    block.append(id << 4 | UInt8(value.count - 1))
-                } else {
-                    block.append(id)
-                    block.append(UInt8(min(value.count, 255)))
-                }
-                block += value.prefix(255)
-            }
-            block += repeatElement(0, count: (4 - block.count % 4) % 4)
-            bytes += oneByte ? [0xBE, 0xDE] : [0x10, 0x00]
-            bytes.append(UInt8((block.count / 4) >> 8))
-            bytes.append(UInt8(block.count / 4 & 0xFF))
-            bytes += block
+        if !extensionElements.isEmpty {
+            let words = (extensionElements.count + padding) / 4
+            bytes.append(twoByteExtensions ? 0x10 : 0xBE)
+            bytes.append(twoByteExtensions ? 0x00 : 0xDE)
+            bytes.append(UInt8(words >> 8))
+            bytes.append(UInt8(words & 0xFF))
+            bytes.append(contentsOf: extensionElements)
+            bytes.append(contentsOf: repeatElement(0, count: padding))
         }
-        bytes += payload
+        bytes.append(contentsOf: payload)
         return bytes
     }
 }

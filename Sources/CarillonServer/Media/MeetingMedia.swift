@@ -16,6 +16,8 @@ final class MeetingMedia: @unchecked Sendable {
     private let logger: Logger
     private let core: MeetingMediaCore
     private var drivers: [SignalingConnectionID: PeerConnectionDriver] = [:]
+    /// The outputs of one received packet, reused from packet to packet.
+    private var forwarded: [MeetingMediaOutput] = []
     /// The last negotiation on each socket: a re-offer on the same transport keeps its connection.
     private var negotiations: [SignalingConnectionID: MeetingMediaNegotiation] = [:]
     private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.tick() }
@@ -94,9 +96,17 @@ final class MeetingMedia: @unchecked Sendable {
         timer.follow(core.nextDeadline)
     }
 
-    private func perform(_ outputs: [MeetingMediaOutput]) {
-        for output in outputs {
-            switch output {
+    private func perform(_ outputs: consuming [MeetingMediaOutput]) {
+        var outputs = outputs
+        perform(draining: &outputs)
+    }
+
+    /// Carries out `outputs` in order and leaves the array empty with its capacity. Each output is moved out before
+    /// it is used, so a packet reaches its driver unshared and SRTP protects it in place without copying it.
+    private func perform(draining outputs: inout [MeetingMediaOutput]) {
+        outputs.reverse()
+        while let output = outputs.popLast() {
+            switch consume output {
             case .rtp(let connection, let packet):
                 drivers[connection]?.sendRTP(packet)
             case .rtcp(let connection, let compound):
@@ -114,11 +124,16 @@ final class MeetingMedia: @unchecked Sendable {
         guard drivers[connection] === driver else { return }
         switch event {
         case .rtp(let packet):
-            let outputs = core.receive(packet, from: connection, now: eventLoop.now)
+            // The buffer is taken out while in use, so a reentrant call gets one of its own; it comes back empty with
+            // its capacity, and forwarding allocates no list.
+            var outputs = forwarded
+            forwarded = []
+            core.receive(packet, from: connection, now: eventLoop.now, into: &outputs)
             if !outputs.isEmpty {
-                perform(outputs)
+                perform(draining: &outputs)
                 timer.follow(core.nextDeadline)
             }
+            forwarded = outputs
         case .rtcp(let packets):
             perform(core.receive(packets, from: connection, now: eventLoop.now))
             timer.follow(core.nextDeadline)

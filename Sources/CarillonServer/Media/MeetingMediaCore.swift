@@ -88,7 +88,8 @@ final class MeetingMediaCore {
 
     /// When ``tick(now:)`` is next due; nil while no session is connected.
     var nextDeadline: NIODeadline? {
-        [mixer?.nextDeadline, nextActivityReport, nextReceiverReports, video.nextDeadline].compactMap { $0 }.min()
+        // Read after every packet: folded without a list, so it allocates nothing.
+        video.nextDeadline.earlier(mixer?.nextDeadline).earlier(nextActivityReport).earlier(nextReceiverReports)
     }
 
     // MARK: Inputs
@@ -175,8 +176,17 @@ final class MeetingMediaCore {
     /// to the mixer and the activity meter.
     @discardableResult
     func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
-        if video.carriesVideo(packet, from: id) { return video.receive(packet, from: id, now: now) }
-        guard let session = sessions[id], session.connected else { return [] }
+        var outputs: [MeetingMediaOutput] = []
+        receive(packet, from: id, now: now, into: &outputs)
+        return outputs
+    }
+
+    /// ``receive(_:from:now:)`` appending to the caller's `outputs`, which it reuses from packet to packet: forwarding
+    /// a video packet then allocates only each receiver's copy.
+    func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline,
+                 into outputs: inout [MeetingMediaOutput]) {
+        if video.carriesVideo(packet, from: id) { return video.receive(packet, from: id, now: now, into: &outputs) }
+        guard let session = sessions[id], session.connected else { return }
         let participant = AudioMixer.ParticipantID(id.rawValue)
         // A muted attendee is neither mixed nor reported as speaking, whatever it still sends.
         let muted = mixer?.isMuted(participant) ?? true
@@ -186,7 +196,6 @@ final class MeetingMediaCore {
         let level = carried ?? measured
         activity.record(session.attendeeId, sequenceNumber: packet.sequenceNumber, level: level)
         mixer?.receive(packet, from: participant, level: level, arrival: now)
-        return []
     }
 
     /// Takes the RTCP packets of one compound from a session: proof its uplink lives (a muted attendee sends no

@@ -24,9 +24,11 @@ import NIOCore
 ///   the smallest of its receivers' REMBs (aiortc) and their estimates shared among the streams each receives,
 ///   floored at ``minimumRemoteEstimate``. Without simulcast this is how a constrained receiver is kept from loss.
 ///
-/// ``MeetingMediaCore`` owns it and feeds it; it returns ``MeetingMediaOutput``s. Per forwarded packet: one array
-/// (the downlink's copy, which the send history shares) and O(1) work per receiver through a publisher → downlinks
-/// route table rebuilt only when subscriptions change.
+/// ``MeetingMediaCore`` owns it and feeds it; it returns ``MeetingMediaOutput``s, appended to a buffer the caller
+/// reuses. Per forwarded packet and receiver: one array, the downlink's copy, built once with room for the SRTP tag
+/// (it becomes the datagram; the send history copies it into a recycled buffer, so it stays unshared and is
+/// protected in place), and O(1) work through a publisher → downlinks route table rebuilt only when subscriptions
+/// change. `carillon bench forward --video-receivers N` measures it.
 ///
 /// Threading: not thread-safe; the meeting's event loop owns it.
 struct MeetingVideoRouter {
@@ -143,16 +145,16 @@ struct MeetingVideoRouter {
     private var nextReports: NIODeadline?
     private var nextFeedback: NIODeadline?
 
-    /// When ``tick(now:)`` is next due.
+    /// When ``tick(now:)`` is next due. Read after every packet (the shell re-arms its timer), so it allocates nothing.
     var nextDeadline: NIODeadline? {
-        var deadlines = [nextReports, nextFeedback]
+        var earliest = nextReports.earlier(nextFeedback)
         for member in members.values {
-            deadlines.append(member.control?.pacer.nextDeadline)
+            earliest = earliest.earlier(member.control?.pacer.nextDeadline)
             if let uplink = member.uplink, uplink.keyFrameRequestDeferred, let last = uplink.lastKeyFrameRequest {
-                deadlines.append(last + Self.keyFrameRequestInterval)
+                earliest = earliest.earlier(last + Self.keyFrameRequestInterval)
             }
         }
-        return deadlines.compactMap { $0 }.min()
+        return earliest
     }
 
     // MARK: Sessions
@@ -250,21 +252,29 @@ struct MeetingVideoRouter {
 
     /// Takes a decrypted packet of a session's video uplink and returns what goes to its receivers.
     mutating func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
-        guard let member = members[id], member.connected, let uplink = member.uplink else { return [] }
-        if let extensionId = uplink.negotiated.transportCCExtensionId, let value = packet.extensionValue(id: extensionId),
-           value.count == 2 {
-            uplink.transportFeedback?.received(transportSequenceNumber: UInt16(value[0]) << 8 | UInt16(value[1]),
-                                               arrival: now)
+        var outputs: [MeetingMediaOutput] = []
+        receive(packet, from: id, now: now, into: &outputs)
+        return outputs
+    }
+
+    /// Takes a decrypted packet of a session's video uplink and appends what goes to its receivers to `outputs` (the
+    /// caller's buffer, reused from packet to packet so forwarding allocates no list).
+    mutating func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline,
+                          into outputs: inout [MeetingMediaOutput]) {
+        guard let member = members[id], member.connected, let uplink = member.uplink else { return }
+        if let extensionId = uplink.negotiated.transportCCExtensionId, let value = packet.extensionBytes(id: extensionId),
+           let sequence = RTPHeaderExtensionValue.transportSequenceNumber(value) {
+            uplink.transportFeedback?.received(transportSequenceNumber: sequence, arrival: now)
         }
         var media = packet
         if packet.payloadType == uplink.negotiated.rtxPayloadType {
             guard let ssrc = uplink.ssrc,
                   let original = RTXStream.unwrap(packet, mediaSSRC: ssrc, mediaPayloadType: uplink.negotiated.payloadType)
-            else { return [] }
+            else { return }
             media = original
         } else if uplink.ssrc != packet.ssrc {
             // An SSRC the offer declared is the only one taken; otherwise the newest stream is the camera.
-            guard uplink.negotiated.ssrc == nil else { return [] }
+            guard uplink.negotiated.ssrc == nil else { return }
             uplink.ssrc = packet.ssrc
             uplink.nack = NackGenerator()
             uplink.statistics = nil
@@ -278,7 +288,6 @@ struct MeetingVideoRouter {
         let pending = uplink.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
         if pending, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
 
-        var outputs: [MeetingMediaOutput] = []
         if uplink.pausedAtSource {
             uplink.pausedAtSource = false
             outputs.append(.videoSourcePaused(id, paused: false))
@@ -286,7 +295,8 @@ struct MeetingVideoRouter {
         var needsKeyFrame = false
         for (receiver, index) in routes[id] ?? [] {
             if let bytes = forward(media, to: receiver, downlink: index, now: now) {
-                send(bytes, priority: .video, to: receiver, into: &outputs, now: now)
+                // Handed over, not shared: the pacer writes the transport-wide number into it in place.
+                send(consume bytes, priority: .video, to: receiver, into: &outputs, now: now)
             }
             if members[receiver]?.downlinks[index].rewriter.isWaitingForKeyFrame == true,
                members[receiver]?.downlinks[index].pausedByReceiver == false {
@@ -294,7 +304,6 @@ struct MeetingVideoRouter {
             }
         }
         if needsKeyFrame { outputs += requestKeyFrame(from: id, now: now) }
-        return outputs
     }
 
     /// The downlink's copy of `media`, rewritten, stored for retransmission; nil when it is not forwarded.
@@ -305,11 +314,8 @@ struct MeetingVideoRouter {
         if downlink.rewriter.source != media.ssrc {
             members[receiver]?.downlinks[index].rewriter.switchSource(to: media.ssrc)
         }
-        // The transport-wide sequence number is written as the packet leaves the pacer.
-        let extensions: [(id: UInt8, value: [UInt8])] = members[receiver]?.control.map { [($0.extensionId, [0, 0])] } ?? []
-        var bytes = RTPPacket(marker: media.marker, payloadType: downlink.negotiated.payloadType,
-                              sequenceNumber: media.sequenceNumber, timestamp: media.timestamp, ssrc: media.ssrc,
-                              extensions: extensions, payload: media.payload).serialized()
+        var bytes = Self.downlinkPacket(media, payloadType: downlink.negotiated.payloadType,
+                                        transportCCExtensionId: members[receiver]?.control?.extensionId)
         guard let header = try? RTPHeader(reading: bytes),
               members[receiver]?.downlinks[index].rewriter.rewrite(&bytes, header: header, now: now) == .forward,
               let sent = try? RTPHeader(reading: bytes)
@@ -322,30 +328,62 @@ struct MeetingVideoRouter {
         return bytes
     }
 
+    /// Room left after a downlink packet for the SRTP tag (16 bytes with AEAD-GCM, 10 with AES-CM), so protecting it
+    /// in place never grows the array.
+    static let srtpTagRoom = 16
+
+    /// A downlink's copy of `media` in one array sized for SRTP: its header with `payloadType`, no extension but a
+    /// transport-wide sequence number when the downlink is congestion controlled (zero here: it is written as the
+    /// packet leaves the pacer), and the payload. The rewriter then gives it the downlink's SSRC and numbers.
+    static func downlinkPacket(_ media: RTPPacket, payloadType: UInt8, transportCCExtensionId: UInt8?) -> [UInt8] {
+        let extensionBytes = transportCCExtensionId == nil ? 0 : 8
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(12 + extensionBytes + media.payload.count + srtpTagRoom)
+        bytes.append(0x80 | (transportCCExtensionId == nil ? 0 : 0x10))
+        bytes.append((media.marker ? 0x80 : 0) | payloadType & 0x7F)
+        bytes.append(UInt8(media.sequenceNumber >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: media.sequenceNumber))
+        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: media.timestamp >> shift)) }
+        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: media.ssrc >> shift)) }
+        if let id = transportCCExtensionId {
+            // One-byte form (RFC 8285 §4.2), one word of elements: the 2-byte value and a padding byte.
+            bytes.append(0xBE)
+            bytes.append(0xDE)
+            bytes.append(0)
+            bytes.append(1)
+            bytes.append(id << 4 | 1)
+            bytes.append(0)
+            bytes.append(0)
+            bytes.append(0)
+        }
+        bytes.append(contentsOf: media.payload)
+        return bytes
+    }
+
     /// Sends a packet to a session: straight out, or through its pacer when its downlink is congestion controlled.
-    private func send(_ bytes: [UInt8], priority: Pacer.Priority, to receiver: SignalingConnectionID,
+    private func send(_ bytes: consuming [UInt8], priority: Pacer.Priority, to receiver: SignalingConnectionID,
                       into outputs: inout [MeetingMediaOutput], now: NIODeadline) {
         guard let control = members[receiver]?.control else {
             outputs.append(.rtp(receiver, bytes))
             return
         }
-        control.pacer.enqueue(Pacer.Packet(bytes: bytes, priority: priority))
+        control.pacer.enqueue(Pacer.Packet(bytes: consume bytes, priority: priority))
         pace(receiver, control, into: &outputs, now: now)
     }
 
     /// What a session's pacer lets go now, each packet numbered with the next transport-wide sequence number.
     private func pace(_ receiver: SignalingConnectionID, _ control: DownlinkControl,
                       into outputs: inout [MeetingMediaOutput], now: NIODeadline) {
-        for packet in control.pacer.poll(now: now) {
-            var bytes = packet.bytes
-            if let header = try? RTPHeader(reading: bytes),
-               let range = header.extensionRange(id: control.extensionId, in: bytes), range.count == 2 {
-                bytes[range.lowerBound] = UInt8(control.sequenceNumber >> 8)
-                bytes[range.lowerBound + 1] = UInt8(truncatingIfNeeded: control.sequenceNumber)
-                control.estimator.packetSent(transportSequenceNumber: control.sequenceNumber, size: bytes.count, at: now)
+        control.pacer.poll(now: now) { packet in
+            if let header = try? RTPHeader(reading: packet.bytes),
+               let range = header.extensionRange(id: control.extensionId, in: packet.bytes), range.count == 2 {
+                packet.bytes[range.lowerBound] = UInt8(control.sequenceNumber >> 8)
+                packet.bytes[range.lowerBound + 1] = UInt8(truncatingIfNeeded: control.sequenceNumber)
+                control.estimator.packetSent(transportSequenceNumber: control.sequenceNumber, size: packet.bytes.count,
+                                             at: now)
                 control.sequenceNumber &+= 1
             }
-            outputs.append(.rtp(receiver, bytes))
+            outputs.append(.rtp(receiver, packet.bytes))
         }
     }
 
