@@ -83,8 +83,8 @@ public final class VideoForwardingBenchmark {
         return sent
     }
 
-    /// Runs the core's timers that are due (the pacer's next packets, feedback, reports) and returns the RTP
-    /// packets they sent to receivers.
+    /// Runs the core's timers that are due (the pacer's next packets, feedback, reports, the audio mix) and returns
+    /// the RTP packets they sent.
     public func runTimers() -> Int {
         guard let due = core.nextDeadline, due <= now else { return 0 }
         return core.tick(now: now).count { if case .rtp = $0 { true } else { false } }
