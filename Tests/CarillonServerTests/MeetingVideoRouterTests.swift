@@ -176,6 +176,31 @@ enum VideoOffer {
         #expect(next.first?.timestamp == forwarded[0].timestamp &+ 6_000)
     }
 
+    @Test func onlyANewOrSwitchedDownlinkAsksThePublisherForAKeyFrame() throws {
+        let (core, first) = try meeting()
+        let later = start + .seconds(1)
+        // The same receive m-line again (a renegotiation that changes nothing for it): its stream carries on.
+        let same = try MeetingMediaNegotiation(
+            offer: VideoOffer.make(ufrag: "Rcv1", camera: "inactive", receiveMids: ["2"], vp8PayloadType: 100),
+            certificate: certificate, candidate: candidate, video: .init(sending: .none, receive: [nil, source]),
+            previous: first)
+        #expect(pictureLossRequests(core.renegotiated(receiver, negotiation: same, now: later)) == 0)
+        // A second m-line for the stream starts a downlink, which needs a key frame.
+        let added = try MeetingMediaNegotiation(
+            offer: VideoOffer.make(ufrag: "Rcv1", camera: "inactive", receiveMids: ["2", "3"], vp8PayloadType: 100),
+            certificate: certificate, candidate: candidate, video: .init(sending: .none, receive: [nil, source, source]),
+            previous: same)
+        #expect(pictureLossRequests(core.renegotiated(receiver, negotiation: added, now: later)) == 1)
+        // A session not connected yet is asked for when it connects, not when negotiated.
+        let late = SignalingConnectionID(3)
+        let negotiated = try MeetingMediaNegotiation(
+            offer: VideoOffer.make(ufrag: "Rcv2", camera: "inactive", receiveMids: ["2"], vp8PayloadType: 100),
+            certificate: certificate, candidate: candidate, video: .init(sending: .none, receive: [nil, source]))
+        let atAdd = later + .seconds(1)
+        #expect(pictureLossRequests(core.add(late, attendeeId: "late", negotiation: negotiated, now: atAdd)) == 0)
+        #expect(pictureLossRequests(core.connected(late, muted: false, now: atAdd)) == 1)
+    }
+
     @Test func receiverFeedbackIsAnsweredFromTheDownlinksHistoryAndThrottled() throws {
         let (core, receiving) = try meeting()
         let downlinkSSRC = try #require(receiving.tracks.first).ssrc

@@ -183,10 +183,17 @@ struct MeetingVideoRouter {
             member.uplink = nil
         }
         let previous = member.downlinks
+        var started = Set<SignalingConnectionID>()
         member.downlinks = negotiation.videoDownlinks.map { negotiated in
             guard let kept = previous.first(where: { $0.negotiated.mid == negotiated.mid && $0.negotiated.ssrc == negotiated.ssrc })
-            else { return Downlink(negotiated) }
-            if kept.negotiated.source != negotiated.source { kept.pausedByReceiver = false }
+            else {
+                started.insert(negotiated.source.publisher)
+                return Downlink(negotiated)
+            }
+            if kept.negotiated.source != negotiated.source {
+                kept.pausedByReceiver = false
+                started.insert(negotiated.source.publisher)
+            }
             kept.negotiated = negotiated
             return kept
         }
@@ -197,10 +204,10 @@ struct MeetingVideoRouter {
         }
         members[id] = member
         rebuildRoutes()
-        // New or switched downlinks need a key frame from their publishers.
-        for publisher in Set(negotiation.videoDownlinks.map(\.source.publisher)).sorted() {
-            outputs += requestKeyFrame(from: publisher, now: now)
-        }
+        // New or switched downlinks need a key frame from their publishers; kept ones carry on as they were. Before the
+        // media connects nothing is forwarded: ``connected(_:now:)`` asks then.
+        guard member.connected else { return outputs }
+        for publisher in started.sorted() { outputs += requestKeyFrame(from: publisher, now: now) }
         return outputs
     }
 
