@@ -52,6 +52,7 @@ let package = Package(
             dependencies: [
                 "CCarillonOpenSSL",
                 "CCarillonSRTP",
+                "CarillonCodecs",
                 "CarillonProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

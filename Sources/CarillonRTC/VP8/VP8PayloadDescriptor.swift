@@ -1,3 +1,5 @@
+import CarillonCodecs
+
 /// The VP8 payload descriptor at the start of every VP8 RTP payload (RFC 7741 §4.2), read without copying.
 ///
 /// ```
@@ -155,15 +157,13 @@ public struct VP8PayloadDescriptor: Sendable, Equatable {
         return tag < payload.endIndex && payload[tag] & 0x01 == 0
     }
 
-    /// The picture size a key frame's header announces (14-bit width and height after the `9d 01 2a` start code),
-    /// nil when `payload` does not start a key frame.
+    /// The picture size a key frame's header announces (``VP8FrameHeader`` read in place after the descriptor), nil
+    /// when `payload` does not start a key frame.
     public static func keyFrameSize(payload: ArraySlice<UInt8>, descriptorLength: Int) -> (width: Int, height: Int)? {
         let tag = payload.startIndex + descriptorLength
-        guard payload.endIndex - tag >= 10, payload[tag] & 0x01 == 0,
-              payload[tag + 3] == 0x9D, payload[tag + 4] == 0x01, payload[tag + 5] == 0x2A
+        guard tag <= payload.endIndex, let header = VP8FrameHeader(payload[tag...]), header.isKeyframe,
+              let width = header.width, let height = header.height
         else { return nil }
-        let width = (Int(payload[tag + 6]) | Int(payload[tag + 7]) << 8) & 0x3FFF
-        let height = (Int(payload[tag + 8]) | Int(payload[tag + 9]) << 8) & 0x3FFF
         return (width, height)
     }
 }
