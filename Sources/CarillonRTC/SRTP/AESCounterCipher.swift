@@ -5,27 +5,12 @@ import CCarillonOpenSSL
 ///
 /// Threading: not thread-safe; owned by one ``OpenSSLSRTPContext`` (or one key derivation).
 final class AESCounterCipher {
-    private let cipher: OpaquePointer
-    private let context: OpaquePointer
+    private let keyed: KeyedCipherContext
+    private var context: OpaquePointer { keyed.context }
 
     /// Keys a context with a 16-byte (AES-128) or 32-byte (AES-256) key.
     init(key: [UInt8]) throws(SRTPError) {
-        guard key.count == 16 || key.count == 32 else { throw .badKeyLength(expected: 16, got: key.count) }
-        guard let cipher = EVP_CIPHER_fetch(nil, key.count == 16 ? "AES-128-CTR" : "AES-256-CTR", nil) else {
-            throw .openSSLFailure
-        }
-        guard let context = EVP_CIPHER_CTX_new() else {
-            EVP_CIPHER_free(cipher)
-            throw .openSSLFailure
-        }
-        self.cipher = cipher
-        self.context = context
-        guard EVP_CipherInit_ex2(context, cipher, key, nil, 1, nil) == 1 else { throw .openSSLFailure }
-    }
-
-    deinit {
-        EVP_CIPHER_CTX_free(context)
-        EVP_CIPHER_free(cipher)
+        keyed = try KeyedCipherContext(mode: "CTR", key: key)
     }
 
     /// XORs the keystream that starts at the counter block `iv` (16 bytes) into `bytes`, in place: encryption and
