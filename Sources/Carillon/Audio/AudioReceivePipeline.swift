@@ -5,11 +5,10 @@ import NIOCore
 /// The downlink audio path from RTP to PCM, sans-IO: received packets go into an adaptive jitter buffer, and every
 /// 20 ms ``nextFrame(now:)`` returns the audio to play.
 ///
-/// Playout follows the ``AudioJitterBuffer``'s instructions: a packet is decoded, a lost packet whose successor is
-/// here is rebuilt from the successor's in-band FEC, other losses are concealed (libopus PLC), and with nothing to
-/// play the frame is silence. The Opus decoder works directly in the ``AudioMode``'s format (libopus decodes any Opus
-/// stream to 16 or 48 kHz, mono or stereo), so no resampler follows it. Frames always last 20 ms, whatever the sender's
-/// packet duration (decoded audio is queued and cut into 20 ms frames). A corrupt payload is concealed and counted.
+/// Playout is ``OpusPlayout``'s (the loop the server's mixer runs too): decode, FEC recovery, concealment or silence
+/// as the ``AudioJitterBuffer`` instructs, cut into 20 ms frames whatever the sender's packet duration. The Opus
+/// decoder works directly in the ``AudioMode``'s format (libopus decodes any Opus stream to 16 or 48 kHz, mono or
+/// stereo), so no resampler follows it.
 ///
 /// RFC 3550 receive statistics run alongside for loss metrics (``takeLossInterval()``) and RTCP reports; a new SSRC
 /// starts new statistics. Threading: not thread-safe; the session's ``SessionMediaCore`` owns it (on the session's
@@ -23,7 +22,7 @@ final class AudioReceivePipeline {
         var framesRecovered = 0
         /// Frames synthesised by loss concealment.
         var framesConcealed = 0
-        /// Frames of silence (nothing to play).
+        /// Frames of silence (nothing to play, or not decoded).
         var framesSilent = 0
         /// Payloads the decoder rejected (concealed instead).
         var decodeFailures = 0
@@ -43,7 +42,12 @@ final class AudioReceivePipeline {
     /// listening bot costs no decoding.
     var decodes = true
     /// Counters since creation.
-    private(set) var statistics = Statistics()
+    var statistics: Statistics {
+        let playout = self.playout.statistics
+        return Statistics(framesDecoded: playout.framesDecoded, framesRecovered: playout.framesRecovered,
+                          framesConcealed: playout.framesConcealed, framesSilent: playout.framesSilent,
+                          decodeFailures: playout.decodeFailures, packetsIgnored: packetsIgnored)
+    }
     /// The jitter buffer's counters (late, duplicate and lost packets, delay adaptations, jitter).
     var jitterBufferStatistics: AudioJitterBufferStatistics { jitterBuffer.statistics }
     /// The jitter buffer's current target delay.
@@ -55,7 +59,8 @@ final class AudioReceivePipeline {
 
     private var jitterBuffer: AudioJitterBuffer
     private let decoder: OpusDecoder
-    private var pending: [Int16] = []
+    private var playout: OpusPlayout
+    private var packetsIgnored = 0
     // Counts at the last takeLossInterval(), of the current stream; and what earlier streams added since.
     private var reported = (expected: UInt64(0), received: UInt64(0))
     private var carried = PacketLossInterval(expected: 0, received: 0)
@@ -65,6 +70,7 @@ final class AudioReceivePipeline {
          jitterBufferConfiguration: AudioJitterBuffer.Configuration = .init()) throws(OpusError) {
         outputFormat = audioMode.format
         decoder = try OpusDecoder(format: audioMode.format)
+        playout = OpusPlayout(format: audioMode.format)
         jitterBuffer = AudioJitterBuffer(configuration: jitterBufferConfiguration)
         self.payloadType = payloadType
     }
@@ -72,7 +78,7 @@ final class AudioReceivePipeline {
     /// Takes a packet of the stream (after SRTP), with its arrival time.
     func receive(_ packet: RTPPacket, arrival: NIODeadline) {
         if let payloadType, packet.payloadType != payloadType {
-            statistics.packetsIgnored += 1
+            packetsIgnored += 1
             return
         }
         if ssrc != packet.ssrc {
@@ -90,18 +96,11 @@ final class AudioReceivePipeline {
 
     /// The next 20 ms to play, in ``outputFormat``.
     func nextFrame(now: NIODeadline) -> AudioFrame {
-        let needed = outputFormat.interleavedSampleCount(milliseconds: Self.frameMilliseconds)
-        // Packets shorter than 20 ms need several playouts per frame; the bound only guards against a buffer that
-        // keeps returning nothing.
-        var attempts = 0
-        while pending.count < needed, attempts < 32 {
-            pending += playout(now: now).samples
-            attempts += 1
+        guard decodes else {
+            playout.skipFrame(from: &jitterBuffer, now: now)
+            return .silence(format: outputFormat, milliseconds: Self.frameMilliseconds)
         }
-        if pending.count < needed { pending += repeatElement(0, count: needed - pending.count) }
-        let frame = AudioFrame(format: outputFormat, samples: Array(pending[0..<needed]))
-        pending.removeFirst(needed)
-        return frame
+        return AudioFrame(format: outputFormat, samples: playout.nextFrame(from: &jitterBuffer, decoder: decoder, now: now))
     }
 
     /// Packets expected, received and lost since the previous call (or since creation), for
@@ -129,54 +128,5 @@ final class AudioReceivePipeline {
     func senderReportReceived(ssrc: UInt32, ntpTimestamp: NTPTimestamp, arrival: NIODeadline) {
         guard ssrc == self.ssrc else { return }
         receiveStatistics?.senderReportReceived(ntpTimestamp: ntpTimestamp, arrival: arrival)
-    }
-
-    private func playout(now: NIODeadline) -> AudioFrame {
-        let milliseconds = frameMillisecondsOfStream
-        let instruction = jitterBuffer.nextFrame(now: now)
-        guard decodes else {
-            statistics.framesSilent += 1
-            return .silence(format: outputFormat, milliseconds: milliseconds)
-        }
-        switch instruction {
-        case .packet(let payload, _):
-            do {
-                let frame = try decoder.decode(payload)
-                statistics.framesDecoded += 1
-                return frame
-            } catch {
-                statistics.decodeFailures += 1
-                return conceal(milliseconds: milliseconds)
-            }
-        case .recoverFromNext(let next):
-            do {
-                let frame = try decoder.decodeFEC(from: next, frameMilliseconds: milliseconds)
-                statistics.framesRecovered += 1
-                return frame
-            } catch {
-                statistics.decodeFailures += 1
-                return conceal(milliseconds: milliseconds)
-            }
-        case .conceal:
-            return conceal(milliseconds: milliseconds)
-        case .silence:
-            statistics.framesSilent += 1
-            return .silence(format: outputFormat, milliseconds: milliseconds)
-        }
-    }
-
-    private func conceal(milliseconds: Int) -> AudioFrame {
-        guard let frame = try? decoder.concealLoss(frameMilliseconds: milliseconds) else {
-            statistics.framesSilent += 1
-            return .silence(format: outputFormat, milliseconds: milliseconds)
-        }
-        statistics.framesConcealed += 1
-        return frame
-    }
-
-    /// The stream's frame duration as the jitter buffer learnt it, in the whole 5 ms steps libopus conceals in.
-    private var frameMillisecondsOfStream: Int {
-        let milliseconds = Int(jitterBuffer.frameDuration.nanoseconds / 1_000_000)
-        return milliseconds > 0 && milliseconds <= 120 && milliseconds % 5 == 0 ? milliseconds : Self.frameMilliseconds
     }
 }

@@ -35,9 +35,6 @@ public final class AudioMixer {
     private static let samplesPerFrame = 960
     /// How far behind its schedule a tick may be before the schedule restarts from now instead of catching up.
     private static let maximumLag = TimeAmount.milliseconds(100)
-    /// Most jitter buffer frames one tick takes from a participant: 20 ms ticks need two 10 ms packets, the shortest
-    /// browsers send, so this bounds the work without being met in practice.
-    private static let maximumPullsPerTick = 8
 
     /// The configuration in effect (out-of-range values brought into range).
     public let configuration: Configuration
@@ -215,9 +212,6 @@ public final class AudioMixer {
             guard participant.slot == nil, let slot = freeSlots.popLast() else { continue }
             slot.reset()
             participant.slot = slot
-            // Audio already taken from the buffer while unmixed was never decoded: it plays as silence.
-            participant.pending = [Int16](repeating: 0, count: participant.skipped)
-            participant.skipped = 0
         }
         currentSpeakers = speakers
     }
@@ -225,64 +219,17 @@ public final class AudioMixer {
     private func release(_ participant: MixerParticipant) {
         guard let slot = participant.slot else { return }
         participant.slot = nil
-        participant.skipped = participant.pending.count
-        participant.pending = []
         freeSlots.append(slot)
     }
 
     /// The speaker's next 20 ms, decoded (or recovered, concealed, or silent as its jitter buffer says).
     private func decodedFrame(_ participant: MixerParticipant, slot: SpeakerSlot, now: NIODeadline) -> [Int16] {
-        var pulls = 0
-        while participant.pending.count < Self.samplesPerFrame, pulls < Self.maximumPullsPerTick {
-            pulls += 1
-            let frameSamples = samples(in: participant.jitterBuffer.frameDuration)
-            let decoded: AudioFrame?
-            switch participant.jitterBuffer.nextFrame(now: now) {
-            case .packet(let payload, _):
-                decoded = (try? slot.decoder.decode(payload)) ?? conceal(slot, samples: frameSamples)
-            case .recoverFromNext(let next):
-                decoded = (try? slot.decoder.decodeFEC(from: next, frameMilliseconds: frameSamples / 48))
-                    ?? conceal(slot, samples: frameSamples)
-            case .conceal:
-                decoded = conceal(slot, samples: frameSamples)
-            case .silence:
-                decoded = nil
-            }
-            if let decoded {
-                participant.pending += decoded.samples
-            } else {
-                participant.pending += repeatElement(0, count: max(1, frameSamples))
-            }
-        }
-        let count = min(Self.samplesPerFrame, participant.pending.count)
-        var frame = Array(participant.pending[..<count])
-        participant.pending.removeFirst(count)
-        if frame.count < Self.samplesPerFrame { frame += repeatElement(0, count: Self.samplesPerFrame - frame.count) }
-        return frame
-    }
-
-    private func conceal(_ slot: SpeakerSlot, samples: Int) -> AudioFrame? {
-        try? slot.decoder.concealLoss(frameMilliseconds: samples / 48)
+        participant.playout.nextFrame(from: &participant.jitterBuffer, decoder: slot.decoder, now: now)
     }
 
     /// Advances a non-speaker's jitter buffer by 20 ms of audio without decoding any of it.
     private func skipFrame(_ participant: MixerParticipant, now: NIODeadline) {
-        var pulls = 0
-        while participant.skipped < Self.samplesPerFrame, pulls < Self.maximumPullsPerTick {
-            pulls += 1
-            let frameSamples = samples(in: participant.jitterBuffer.frameDuration)
-            switch participant.jitterBuffer.nextFrame(now: now) {
-            case .packet(let payload, _):
-                participant.skipped += OpusDecoder.packetSampleCount(payload, sampleRate: 48_000) ?? frameSamples
-            case .recoverFromNext, .conceal, .silence:
-                participant.skipped += max(1, frameSamples)
-            }
-        }
-        participant.skipped = max(0, participant.skipped - Self.samplesPerFrame)
-    }
-
-    private func samples(in duration: TimeAmount) -> Int {
-        Int(duration.nanoseconds * 48_000 / 1_000_000_000)
+        participant.playout.skipFrame(from: &participant.jitterBuffer, now: now)
     }
 
     private func add(_ samples: [Int16]) {

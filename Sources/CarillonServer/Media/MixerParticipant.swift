@@ -14,10 +14,8 @@ final class MixerParticipant {
     var downlink: OutboundAudioStream
     /// Set while the participant is mixed.
     var slot: SpeakerSlot?
-    /// Decoded audio not yet mixed (packets longer than a tick leave some over).
-    var pending: [Int16] = []
-    /// Audio taken from the jitter buffer but neither decoded nor used yet, in samples, while not mixed.
-    var skipped = 0
+    /// The uplink's playout: decoded with the slot's decoder while mixed, skipped without decoding otherwise.
+    var playout = OpusPlayout(format: AudioMixer.format)
     init(attendeeId: String, downlink: OutboundAudioStream, jitterBuffer: AudioJitterBuffer.Configuration) {
         self.attendeeId = attendeeId
         self.downlink = downlink
