@@ -55,6 +55,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Bearer token /metrics and /health require (default: $CARILLON_METRICS_TOKEN, else none).")
     var metricsToken: String?
 
+    @Option(help: "URL that receives the lifecycle events of meetings created with a NotificationsConfiguration, as signed JSON POSTs.")
+    var webhookUrl: String?
+
+    @Option(help: "Secret the webhook signatures are made with (default: $CARILLON_WEBHOOK_SECRET).")
+    var webhookSecret: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -72,6 +78,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        if let webhookUrl {
+            guard let url = URL(string: webhookUrl), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ValidationError("--webhook-url must be an http:// or https:// URL")
+            }
+            guard resolvedWebhookSecret != nil else {
+                throw ValidationError("--webhook-url needs --webhook-secret (or CARILLON_WEBHOOK_SECRET)")
+            }
+        }
         guard (-1...65535).contains(metricsPort) else { throw ValidationError("--metrics-port must be -1...65535") }
         if metricsPort >= 0, resolvedMetricsToken == nil, !["127.0.0.1", "::1", "localhost"].contains(metricsHost) {
             throw ValidationError("--metrics-host \(metricsHost) is not loopback: set --metrics-token (or CARILLON_METRICS_TOKEN) too")
@@ -81,6 +95,10 @@ struct ServeCommand: AsyncParsableCommand {
                   url.query == nil
             else { throw ValidationError("--public-endpoint must be an http:// or https:// base URL") }
         }
+    }
+
+    private var resolvedWebhookSecret: String? {
+        webhookSecret ?? ProcessInfo.processInfo.environment["CARILLON_WEBHOOK_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     private var resolvedMetricsToken: String? {
@@ -116,7 +134,8 @@ struct ServeCommand: AsyncParsableCommand {
                 tls: tlsCert.flatMap { cert in tlsKey.map { ServerTLS(certificateChainPath: cert, privateKeyPath: $0) } },
                 publicEndpoint: publicEndpoint,
                 operations: metricsPort < 0 ? nil
-                    : OperationsEndpoint(host: metricsHost, port: metricsPort, token: resolvedMetricsToken)
+                    : OperationsEndpoint(host: metricsHost, port: metricsPort, token: resolvedMetricsToken),
+                webhook: webhookUrl.flatMap { url in resolvedWebhookSecret.map { WebhookTarget(url: url, secret: $0) } }
             ),
             logger: logger
         )

@@ -41,7 +41,8 @@ final class ServerHarness: Sendable {
         meetingExpiry: MeetingExpiryPolicy = .init(),
         tls: ServerTLS? = nil,
         trustedCertificateFiles: [String] = [],
-        operations: OperationsEndpoint? = nil
+        operations: OperationsEndpoint? = nil,
+        webhook: WebhookTarget? = nil
     ) async throws -> ServerHarness {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("carillon-e2e-\(UUID().uuidString)", isDirectory: true)
@@ -57,7 +58,8 @@ final class ServerHarness: Sendable {
                 signaling: signaling,
                 meetingExpiry: meetingExpiry,
                 tls: tls,
-                operations: operations
+                operations: operations,
+                webhook: webhook
             ),
             logger: logger
         )

@@ -63,7 +63,12 @@ public final class MeetingServer: Service, Sendable {
         }
         self.media = MediaContext(port: port, certificate: try DTLSCertificate.generate(commonName: "carillon"),
                                   candidateAddress: candidateAddress)
-        let rooms = MeetingRooms(group: group, configuration: configuration.signaling, media: media, logger: logger)
+        let events = configuration.webhook.map { target in
+            MeetingEventRouter(dispatcher: WebhookDispatcher(target: target, eventLoop: group.next(), logger: logger))
+        }
+        events?.subscribe(try await store.meetings())
+        let rooms = MeetingRooms(group: group, configuration: configuration.signaling, media: media, logger: logger,
+                                 events: events)
         self.rooms = rooms
         let secret = tokenSecret
         let placement = LocalMeetingPlacement(

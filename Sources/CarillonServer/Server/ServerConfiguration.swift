@@ -35,6 +35,8 @@ public struct ServerConfiguration: Sendable {
     public var publicEndpoint: String?
     /// Where `/metrics` and `/health` are served; nil serves neither.
     public var operations: OperationsEndpoint?
+    /// Where the lifecycle events of meetings created with a `NotificationsConfiguration` go; nil sends none.
+    public var webhook: WebhookTarget?
 
     /// Creates a configuration; unset values take the defaults documented on each property.
     public init(
@@ -51,8 +53,10 @@ public struct ServerConfiguration: Sendable {
         meetingExpiry: MeetingExpiryPolicy = .init(),
         tls: ServerTLS? = nil,
         publicEndpoint: String? = nil,
-        operations: OperationsEndpoint? = nil
+        operations: OperationsEndpoint? = nil,
+        webhook: WebhookTarget? = nil
     ) {
+        self.webhook = webhook
         self.operations = operations
         self.tls = tls
         self.publicEndpoint = publicEndpoint

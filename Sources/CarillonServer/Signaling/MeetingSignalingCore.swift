@@ -271,6 +271,7 @@ public struct MeetingSignalingCore: Sendable {
             guard let deadline = participant.dropDeadline, deadline <= now.monotonic else { continue }
             participants[attendeeId] = nil
             outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: true)], now: now)
+            outputs.append(.presence(participant.identity, .dropped))
         }
         for (connection, state) in connections where state.lastActivity + configuration.idleTimeout <= now.monotonic {
             outputs.append(.close(connection, code: SignalingCloseCode.idle))
@@ -308,6 +309,7 @@ public struct MeetingSignalingCore: Sendable {
             }
             if let participant = participants.removeValue(forKey: id) {
                 outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: false)], now: now)
+                outputs.append(.presence(participant.identity, .left))
             }
         }
         return outputs
@@ -342,6 +344,7 @@ public struct MeetingSignalingCore: Sendable {
                 outputs += endPublication(of: old, now: now)
             }
         }
+        if participants[identity.attendeeId] == nil { outputs.append(.presence(identity, .joined)) }
         let participant = Participant(
             identity: identity,
             streamId: allocateStreamId(),
@@ -388,6 +391,7 @@ public struct MeetingSignalingCore: Sendable {
             participants[state.identity.attendeeId] = nil
             outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: false)], now: now,
                                  excluding: connection)
+            outputs.append(.presence(participant.identity, .left))
         }
         state.left = true
         connections[connection] = state
