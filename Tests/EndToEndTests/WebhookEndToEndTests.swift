@@ -42,14 +42,26 @@ struct WebhookEndToEndTests {
         let quiet = try await createMeeting(harness, notify: false)
         let meeting = try await createMeeting(harness, notify: true)
         try await joinAndLeave(harness, quiet, name: "quiet")
-        try await joinAndLeave(harness, meeting, name: "alice")
+
+        let alice = DefaultMeetingSession(configuration: try await harness.configuration(meeting: meeting, name: "alice"),
+                                          logger: ConsoleLogger(name: "alice", level: .OFF))
+        let probe = SessionProbe(name: "alice")
+        alice.audioVideo.addAudioVideoObserver(observer: probe)
+        try alice.audioVideo.start()
+        try await probe.wait("alice joined") { $0.starts == [false] }
+        try alice.audioVideo.startLocalVideo()
+        try await receiver.wait(for: .attendeeVideoStarted)
+        alice.audioVideo.stopLocalVideo()
+        try await receiver.wait(for: .attendeeVideoStopped)
+        alice.audioVideo.stop()
+        try await probe.wait("alice left") { $0.stopStatus == .ok }
         _ = try await harness.client.send("DELETE", "/meetings/\(meeting.meetingId)")
 
-        let deadline = ContinuousClock.now + .seconds(10)
-        while receiver.requests.count < 5, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await receiver.wait(for: .meetingEnded)
         let requests = receiver.requests
         let events = try requests.map { try JSONDecoder().decode(MeetingEvent.self, from: Data($0.body)) }
-        #expect(events.map(\.eventType) == [.meetingStarted, .attendeeAdded, .attendeeJoined, .attendeeLeft, .meetingEnded])
+        #expect(events.map(\.eventType) == [.meetingStarted, .attendeeAdded, .attendeeJoined, .attendeeVideoStarted,
+                                            .attendeeVideoStopped, .attendeeLeft, .meetingEnded])
         #expect(events.allSatisfy { $0.meetingId == meeting.meetingId })
         #expect(events[1].externalUserId == "alice" && events[2].attendeeId == events[1].attendeeId)
         for request in requests {
@@ -112,6 +124,15 @@ final class WebhookReceiver: Sendable {
     }
 
     var url: String { "http://127.0.0.1:\(channel.localAddress?.port ?? 0)/hooks" }
+
+    /// Waits (at most 10 s) until an event of `type` arrived.
+    func wait(for type: MeetingEvent.EventType) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !requests.contains(where: { (try? JSONDecoder().decode(MeetingEvent.self, from: Data($0.body)))?.eventType == type }) {
+            guard ContinuousClock.now < deadline else { throw ProbeTimeout(description: "no \(type) webhook arrived") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
     var requests: [Request] { record.state.withLock { $0.requests } }
     var connections: Int { record.state.withLock { $0.connections } }
     func stop() async { try? await channel.close() }

@@ -471,7 +471,7 @@ final class VirtualMeeting {
                 endServerMedia(target)
             case .audioMuted(let attendeeId, let muted):
                 serverMedia.setMuted(muted, attendeeId: attendeeId)
-            case .presence:
+            case .activity:
                 break
             }
         }

@@ -4,7 +4,8 @@ import Foundation
 /// `NotificationsConfiguration`: the same event types (`chime:MeetingStarted`, `chime:AttendeeJoined`, ...), the same
 /// ids, delivered as signed webhooks (``WebhookTarget``).
 public struct MeetingEvent: Sendable, Equatable, Codable {
-    /// The event types Carillon sends today, with Chime's names.
+    /// The event types Carillon sends today, with Chime's names; a content share (`<attendeeId>#content`) has the
+    /// `AttendeeContent…` ones.
     public enum EventType: String, Sendable, Codable, CaseIterable {
         case meetingStarted = "chime:MeetingStarted"
         case meetingEnded = "chime:MeetingEnded"
@@ -13,6 +14,13 @@ public struct MeetingEvent: Sendable, Equatable, Codable {
         case attendeeJoined = "chime:AttendeeJoined"
         case attendeeLeft = "chime:AttendeeLeft"
         case attendeeDropped = "chime:AttendeeDropped"
+        case attendeeVideoStarted = "chime:AttendeeVideoStarted"
+        case attendeeVideoStopped = "chime:AttendeeVideoStopped"
+        case attendeeContentJoined = "chime:AttendeeContentJoined"
+        case attendeeContentLeft = "chime:AttendeeContentLeft"
+        case attendeeContentDropped = "chime:AttendeeContentDropped"
+        case attendeeContentVideoStarted = "chime:AttendeeContentVideoStarted"
+        case attendeeContentVideoStopped = "chime:AttendeeContentVideoStopped"
     }
 
     /// What happened.

@@ -41,11 +41,15 @@ public final class MeetingEventRouter: Sendable {
         subscribed.withLockedValue { _ = $0.remove(meetingId) }
     }
 
-    func presence(meetingId: String, identity: AttendeeIdentity, change: AttendeePresence) {
+    func activity(meetingId: String, identity: AttendeeIdentity, change: AttendeeActivity) {
+        // A content share is the `<attendeeId>#content` attendee: Chime names its events apart.
+        let content = identity.attendeeId.hasSuffix("#content")
         let type: MeetingEvent.EventType = switch change {
-        case .joined: .attendeeJoined
-        case .left: .attendeeLeft
-        case .dropped: .attendeeDropped
+        case .joined: content ? .attendeeContentJoined : .attendeeJoined
+        case .left: content ? .attendeeContentLeft : .attendeeLeft
+        case .dropped: content ? .attendeeContentDropped : .attendeeDropped
+        case .videoStarted: content ? .attendeeContentVideoStarted : .attendeeVideoStarted
+        case .videoStopped: content ? .attendeeContentVideoStopped : .attendeeVideoStopped
         }
         publish(type, meetingId: meetingId, attendeeId: identity.attendeeId, externalUserId: identity.externalUserId)
     }

@@ -154,8 +154,8 @@ public final class MeetingRoom: @unchecked Sendable {
                 media?.end(target)
             case .audioMuted(let attendeeId, let muted):
                 media?.setMuted(muted, attendeeId: attendeeId)
-            case .presence(let identity, let change):
-                events?.presence(meetingId: meetingId, identity: identity, change: change)
+            case .activity(let identity, let change):
+                events?.activity(meetingId: meetingId, identity: identity, change: change)
             }
         }
     }
