@@ -6,6 +6,7 @@
 public struct AudioPortDescription: Hashable, Sendable {
     /// iOS's audio port types, by the names `AVAudioSession.Port` gives them.
     public enum PortType: String, Hashable, Sendable, CaseIterable {
+        /// One of iOS's port types (see ``AudioPortDescription/mediaDeviceType`` for what each becomes).
         case bluetoothA2DP, bluetoothLE, bluetoothHFP, builtInReceiver, builtInMic, builtInSpeaker, headphones,
              headsetMic, usbAudio, lineIn, lineOut, hdmi, other
     }

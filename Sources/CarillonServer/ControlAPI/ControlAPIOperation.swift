@@ -1,22 +1,39 @@
 /// The control-API operations this server answers, named as Chime names them (the `operation` label of the request
 /// metrics).
 public enum ControlAPIOperation: String, Sendable, CaseIterable {
+    /// CreateMeeting.
     case createMeeting = "CreateMeeting"
+    /// CreateMeetingWithAttendees.
     case createMeetingWithAttendees = "CreateMeetingWithAttendees"
+    /// ListMeetings.
     case listMeetings = "ListMeetings"
+    /// GetMeeting.
     case getMeeting = "GetMeeting"
+    /// DeleteMeeting.
     case deleteMeeting = "DeleteMeeting"
+    /// CreateAttendee.
     case createAttendee = "CreateAttendee"
+    /// BatchCreateAttendee.
     case batchCreateAttendee = "BatchCreateAttendee"
+    /// ListAttendees.
     case listAttendees = "ListAttendees"
+    /// GetAttendee.
     case getAttendee = "GetAttendee"
+    /// DeleteAttendee.
     case deleteAttendee = "DeleteAttendee"
+    /// BatchUpdateAttendeeCapabilitiesExcept.
     case batchUpdateAttendeeCapabilitiesExcept = "BatchUpdateAttendeeCapabilitiesExcept"
+    /// UpdateAttendeeCapabilities.
     case updateAttendeeCapabilities = "UpdateAttendeeCapabilities"
+    /// StartMeetingTranscription.
     case startMeetingTranscription = "StartMeetingTranscription"
+    /// StopMeetingTranscription.
     case stopMeetingTranscription = "StopMeetingTranscription"
+    /// TagResource.
     case tagResource = "TagResource"
+    /// UntagResource.
     case untagResource = "UntagResource"
+    /// ListTagsForResource.
     case listTagsForResource = "ListTagsForResource"
 
     /// The operation a request's method, path segments and `operation` query parameter name; nil for none.

@@ -7,19 +7,33 @@ public struct MeetingEvent: Sendable, Equatable, Codable {
     /// The event types Carillon sends today, with Chime's names; a content share (`<attendeeId>#content`) has the
     /// `AttendeeContent…` ones.
     public enum EventType: String, Sendable, Codable, CaseIterable {
+        /// Meeting started.
         case meetingStarted = "chime:MeetingStarted"
+        /// Meeting ended.
         case meetingEnded = "chime:MeetingEnded"
+        /// Attendee added.
         case attendeeAdded = "chime:AttendeeAdded"
+        /// Attendee deleted.
         case attendeeDeleted = "chime:AttendeeDeleted"
+        /// Attendee joined.
         case attendeeJoined = "chime:AttendeeJoined"
+        /// Attendee left.
         case attendeeLeft = "chime:AttendeeLeft"
+        /// Attendee dropped.
         case attendeeDropped = "chime:AttendeeDropped"
+        /// Attendee video started.
         case attendeeVideoStarted = "chime:AttendeeVideoStarted"
+        /// Attendee video stopped.
         case attendeeVideoStopped = "chime:AttendeeVideoStopped"
+        /// Attendee content joined.
         case attendeeContentJoined = "chime:AttendeeContentJoined"
+        /// Attendee content left.
         case attendeeContentLeft = "chime:AttendeeContentLeft"
+        /// Attendee content dropped.
         case attendeeContentDropped = "chime:AttendeeContentDropped"
+        /// Attendee content video started.
         case attendeeContentVideoStarted = "chime:AttendeeContentVideoStarted"
+        /// Attendee content video stopped.
         case attendeeContentVideoStopped = "chime:AttendeeContentVideoStopped"
     }
 
