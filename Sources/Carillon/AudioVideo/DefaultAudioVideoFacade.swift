@@ -96,6 +96,7 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         devices.useCamera(camera)
         localVideo = LocalVideoSender(control: control, tiles: tiles, callbackQueue: callbackQueue, logger: logger)
         engine?.attachRemoteVideo(tiles)
+        tiles.addVideoTileObserver(observer: VideoTileCounter(analytics: self.analytics))
     }
 
     deinit {

@@ -121,7 +121,9 @@ final class SignalingSocket: @unchecked Sendable {
                     }
                 )
                 var headers = HTTPHeaders()
-                headers.add(name: "Host", value: target.port == 80 ? target.host : "\(target.host):\(target.port)")
+                let defaultPort = target.secure ? 443 : 80
+                let host = target.host.contains(":") ? "[\(target.host)]" : target.host
+                headers.add(name: "Host", value: target.port == defaultPort ? host : "\(host):\(target.port)")
                 headers.add(name: "Sec-WebSocket-Protocol", value: "_aws_wt_session, \(joinToken)")
                 headers.add(name: "User-Agent", value: "carillon/\(CarillonVersion.current)")
                 let sender = UpgradeRequestHandler(target: target.pathAndQuery, headers: headers, socket: socket,
