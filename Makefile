@@ -1,8 +1,8 @@
 # Carillon: every set-up step lives here, so a fresh Debian 12 machine with Swift 6.3 needs nothing else.
 SHELL := /bin/bash
-APT_PACKAGES := libssl-dev libsrtp2-dev libopus-dev libvpx-dev libyuv-dev libasound2-dev libsqlite3-dev pkg-config protobuf-compiler chromium iproute2
+APT_PACKAGES := libssl-dev libsrtp2-dev libopus-dev libvpx-dev libyuv-dev libasound2-dev libsqlite3-dev pkg-config protobuf-compiler chromium iproute2 nginx-light openssl
 VENV := .venv
-PYTHON_PACKAGES := boto3 pytest requests aiortc==1.16.0 websockets protobuf
+PYTHON_PACKAGES := boto3 pytest requests aiortc==1.16.0 websockets protobuf prometheus_client
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: all deps apt-deps python-deps build demo test test-swift test-interop check-generated fuzz clean
@@ -20,7 +20,7 @@ apt-deps:
 
 ## Creates the project-local Python environment for the interop tests.
 python-deps:
-	@if ! $(VENV)/bin/python -c "import boto3, pytest, requests, aiortc, websockets, google.protobuf" >/dev/null 2>&1; then \
+	@if ! $(VENV)/bin/python -c "import boto3, pytest, requests, aiortc, websockets, google.protobuf, prometheus_client" >/dev/null 2>&1; then \
 		echo "creating $(VENV) with $(PYTHON_PACKAGES)"; \
 		python3 -m venv $(VENV) || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 			$$SUDO apt-get install -y -qq python3-venv >/dev/null && python3 -m venv $(VENV); }; \

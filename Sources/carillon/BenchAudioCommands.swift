@@ -319,7 +319,8 @@ struct ChildServer {
         let key = AccessKey.generate()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        process.arguments = ["serve", "--data-dir", directory.path, "--port", "0", "--media-port", "0", "--log-level", "error"]
+        process.arguments = ["serve", "--data-dir", directory.path, "--port", "0", "--media-port", "0", "--metrics-port", "0",
+                             "--log-level", "error"]
         process.environment = ProcessInfo.processInfo.environment.merging([
             "CARILLON_ACCESS_KEY_ID": key.accessKeyId, "CARILLON_SECRET_ACCESS_KEY": key.secretAccessKey,
         ]) { $1 }

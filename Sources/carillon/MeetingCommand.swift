@@ -4,7 +4,7 @@ import Foundation
 
 /// Options shared by the commands that call the control API.
 struct EndpointOptions: ParsableArguments {
-    @Option(help: "Base URL of the control API, e.g. http://127.0.0.1:8080.")
+    @Option(help: "Base URL of the control API, e.g. http://127.0.0.1:8080 or https://meet.example.com (https trusts the system store plus $CARILLON_CA_FILE).")
     var endpoint: String = "http://127.0.0.1:8080"
 
     @Option(help: "Access key id (default: $CARILLON_ACCESS_KEY_ID, else the key file in --data-dir).")
@@ -21,7 +21,7 @@ struct EndpointOptions: ParsableArguments {
 
     func client() throws -> ControlAPIClient {
         guard let url = URL(string: endpoint), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-            throw ValidationError("--endpoint must be an http:// URL, got \(endpoint)")
+            throw ValidationError("--endpoint must be an http:// or https:// URL, got \(endpoint)")
         }
         let environment = ProcessInfo.processInfo.environment
         var id = accessKeyId ?? environment["CARILLON_ACCESS_KEY_ID"]

@@ -4,8 +4,9 @@ import Foundation
 import Logging
 import NIOCore
 import ServiceLifecycle
+import UnixSignals
 
-/// `carillon serve`: runs the meeting service until SIGINT or SIGTERM.
+/// `carillon serve`: runs the meeting service until SIGINT or SIGTERM; SIGHUP re-reads the TLS certificate.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -36,6 +37,30 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a meeting lives at most, from its creation.")
     var meetingMaxDuration: Double = 86_400
 
+    @Option(help: "PEM certificate chain (leaf first): serve HTTPS and WSS instead of HTTP and WS. Re-read on SIGHUP.")
+    var tlsCert: String?
+
+    @Option(help: "PEM private key of --tls-cert. Re-read on SIGHUP.")
+    var tlsKey: String?
+
+    @Option(help: "Base URL clients reach this server at through a reverse proxy, e.g. https://meet.example.com (written into MediaPlacement URLs; https gives wss signaling).")
+    var publicEndpoint: String?
+
+    @Option(help: "Address of the /metrics and /health listener (a non-loopback address needs --metrics-token).")
+    var metricsHost: String = "127.0.0.1"
+
+    @Option(help: "TCP port of /metrics and /health (0 picks a free port, -1 serves neither).")
+    var metricsPort: Int = 9464
+
+    @Option(help: "Bearer token /metrics and /health require (default: $CARILLON_METRICS_TOKEN, else none).")
+    var metricsToken: String?
+
+    @Option(help: "URL that receives the lifecycle events of meetings created with a NotificationsConfiguration, as signed JSON POSTs.")
+    var webhookUrl: String?
+
+    @Option(help: "Secret the webhook signatures are made with (default: $CARILLON_WEBHOOK_SECRET).")
+    var webhookSecret: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -52,6 +77,32 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--meeting-max-duration must be a positive number of seconds")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        if let webhookUrl {
+            guard let url = URL(string: webhookUrl), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ValidationError("--webhook-url must be an http:// or https:// URL")
+            }
+            guard resolvedWebhookSecret != nil else {
+                throw ValidationError("--webhook-url needs --webhook-secret (or CARILLON_WEBHOOK_SECRET)")
+            }
+        }
+        guard (-1...65535).contains(metricsPort) else { throw ValidationError("--metrics-port must be -1...65535") }
+        if metricsPort >= 0, resolvedMetricsToken == nil, !["127.0.0.1", "::1", "localhost"].contains(metricsHost) {
+            throw ValidationError("--metrics-host \(metricsHost) is not loopback: set --metrics-token (or CARILLON_METRICS_TOKEN) too")
+        }
+        if let publicEndpoint {
+            guard let url = URL(string: publicEndpoint), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
+                  url.query == nil
+            else { throw ValidationError("--public-endpoint must be an http:// or https:// base URL") }
+        }
+    }
+
+    private var resolvedWebhookSecret: String? {
+        webhookSecret ?? ProcessInfo.processInfo.environment["CARILLON_WEBHOOK_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    private var resolvedMetricsToken: String? {
+        metricsToken ?? ProcessInfo.processInfo.environment["CARILLON_METRICS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     func run() async throws {
@@ -79,7 +130,12 @@ struct ServeCommand: AsyncParsableCommand {
                 publicMediaPort: publicMediaPort,
                 accessKeys: keys,
                 meetingExpiry: MeetingExpiryPolicy(idleTimeout: .nanoseconds(Int64(meetingIdleTimeout * 1e9)),
-                                                   maximumDuration: .nanoseconds(Int64(meetingMaxDuration * 1e9)))
+                                                   maximumDuration: .nanoseconds(Int64(meetingMaxDuration * 1e9))),
+                tls: tlsCert.flatMap { cert in tlsKey.map { ServerTLS(certificateChainPath: cert, privateKeyPath: $0) } },
+                publicEndpoint: publicEndpoint,
+                operations: metricsPort < 0 ? nil
+                    : OperationsEndpoint(host: metricsHost, port: metricsPort, token: resolvedMetricsToken),
+                webhook: webhookUrl.flatMap { url in resolvedWebhookSecret.map { WebhookTarget(url: url, secret: $0) } }
             ),
             logger: logger
         )
@@ -88,9 +144,22 @@ struct ServeCommand: AsyncParsableCommand {
         )
         let announcement = Task {
             let address = await server.waitUntilReady()
-            StandardOutput.line("carillon ready endpoint=\(address.endpoint) media=\(server.configuration.advertisedHost):\(address.mediaPort)")
+            let operations = address.operationsEndpoint.map { " operations=\($0)" } ?? ""
+            StandardOutput.line("carillon ready endpoint=\(address.endpoint) media=\(server.configuration.advertisedHost):\(address.mediaPort)\(operations)")
         }
         defer { announcement.cancel() }
+        let hangUps = await UnixSignalsSequence(trapping: .sighup)
+        let reloader = Task {
+            for await _ in hangUps {
+                do {
+                    try server.reloadTLS()
+                    StandardOutput.line("tls certificate reloaded")
+                } catch {
+                    logger.error("kept the previous TLS certificate: \(error)")
+                }
+            }
+        }
+        defer { reloader.cancel() }
         try await group.run()
         StandardOutput.line("carillon stopped")
     }

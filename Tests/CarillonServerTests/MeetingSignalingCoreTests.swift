@@ -175,6 +175,27 @@ import Testing
         #expect(core.presentAttendeeIds == ["a-1"])
     }
 
+    /// The lifecycle activities of the outputs, as `attendeeId:activity`.
+    func activities(_ outputs: [MeetingSignalingOutput]) -> [String] {
+        outputs.compactMap {
+            if case .activity(let identity, let activity) = $0 { return "\(identity.attendeeId):\(activity)" }
+            return nil
+        }
+    }
+
+    @Test func joinsLeavesAndDropsAreReportedOnceAndAReconnectIsNotAJoin() {
+        var configuration = MeetingSignalingCore.Configuration()
+        configuration.dropGrace = .seconds(2)
+        var core = MeetingSignalingCore(meetingId: "m", configuration: configuration)
+        #expect(activities(joined(&core, c1, alice)) == ["a-1:joined"])
+        #expect(activities(joined(&core, c2, bob, session: 99)) == ["b-2:joined"])
+        _ = core.disconnected(c2, now: start)
+        #expect(activities(joined(&core, c3, bob, session: 99, at: start.advanced(by: .seconds(1)))).isEmpty)
+        #expect(activities(core.receive(frame(.leave), from: c1, now: start.advanced(by: .seconds(1)))) == ["a-1:left"])
+        _ = core.disconnected(c3, now: start.advanced(by: .seconds(1)))
+        #expect(activities(core.tick(now: start.advanced(by: .seconds(3)))) == ["b-2:dropped"])
+    }
+
     @Test func reconnectWithinGraceMovesToANewStreamIdWithoutADrop() {
         var core = MeetingSignalingCore(meetingId: "m")
         _ = joined(&core, c1, alice)

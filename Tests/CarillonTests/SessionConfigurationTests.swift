@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 
@@ -36,12 +37,36 @@ import Testing
         #expect(MeetingFeatures(video: "FHD", content: "weird").contentMaxResolution === VideoResolution.videoResolutionUHD)
     }
 
-    @Test func signalingTargetsAcceptWsAndRefuseTLS() throws {
+    @Test func signalingTargetsAcceptWsAndWss() throws {
         let target = try SignalingSocket.Target(url: DefaultAudioVideoFacade.signalingURL("ws://127.0.0.1:9000/control/m-1"))
-        #expect(target.host == "127.0.0.1" && target.port == 9000)
+        #expect(target.host == "127.0.0.1" && target.port == 9000 && !target.secure)
         #expect(target.pathAndQuery.hasPrefix("/control/m-1?X-Chime-Control-Protocol-Version=3&X-Amzn-Chime-Send-Close-On-Error=1"))
-        #expect(throws: SignalingSocketError.tlsNotSupported("wss://h/control/m")) { try SignalingSocket.Target(url: "wss://h/control/m") }
+        let secure = try SignalingSocket.Target(url: "wss://signal.example.com/control/m")
+        #expect(secure.secure && secure.port == 443 && secure.host == "signal.example.com")
+        let literal = try SignalingSocket.Target(url: "wss://[::1]:8443/control/m")
+        #expect(literal.host == "::1" && literal.port == 8443)
+        #expect(throws: SignalingSocketError.self) { try SignalingSocket.Target(url: "ftp://h/control/m") }
         #expect(throws: SignalingSocketError.self) { try SignalingSocket.Target(url: "not a url") }
+    }
+
+    @Test func trustRootsComeFromTheEnvironment() {
+        #expect(TLSTrustRoots.fromEnvironment([:]) == .system)
+        #expect(TLSTrustRoots.fromEnvironment(["CARILLON_CA_FILE": "/a.pem:/b.pem"]).additionalCertificateFiles
+                == ["/a.pem", "/b.pem"])
+    }
+
+    @Test func anUnreadableTrustedCertificateFileFailsStart() throws {
+        let urls = MeetingSessionURLs(audioFallbackUrl: "f", audioHostUrl: "h", turnControlUrl: "t",
+                                      signalingUrl: "wss://127.0.0.1:1/control/m", urlRewriter: URLRewriterUtils.defaultUrlRewriter)
+        let credentials = MeetingSessionCredentials(attendeeId: "a", externalUserId: "e", joinToken: "t")
+        let session = DefaultMeetingSession(
+            configuration: MeetingSessionConfiguration(meetingId: "m", credentials: credentials, urls: urls,
+                                                       urlRewriter: URLRewriterUtils.defaultUrlRewriter),
+            logger: ConsoleLogger(name: "test", level: .OFF),
+            callbackQueue: DispatchQueue(label: "test"),
+            tlsTrustRoots: TLSTrustRoots(additionalCertificateFiles: ["/nonexistent/ca.pem"])
+        )
+        #expect(throws: MediaError.audioFailedToStart) { try session.audioVideo.start() }
     }
 
     @Test func startRefusesBlankURLsAndASecondStart() throws {

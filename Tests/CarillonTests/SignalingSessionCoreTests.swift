@@ -163,6 +163,19 @@ import Testing
         #expect(core.phase == .stopped)
     }
 
+    @Test func aFailedTLSHandshakeStopsTheJoinAtOnceAndAReconnectToo() {
+        var joining = core()
+        _ = joining.start(reconnectBudget: .seconds(120), now: start)
+        let refused = joining.socketFailedTLS(now: start)
+        #expect(events(refused) == ["stopped(audioServiceUnavailable)"])
+        #expect(joining.phase == .stopped && joining.nextDeadline == nil)
+        var reconnecting = core(random: 0)
+        _ = joined(&reconnecting)
+        _ = reconnecting.socketClosed(code: nil, now: start)
+        #expect(opens(reconnecting.tick(now: start)))
+        #expect(events(reconnecting.socketFailedTLS(now: start)) == ["cancelled", "stopped(audioServiceUnavailable)"])
+    }
+
     @Test func transientFailuresWhileJoiningAreRetriedAfterBackoff() {
         var core = core(random: 0.5)
         _ = core.start(reconnectBudget: .seconds(120), now: start)
@@ -203,6 +216,23 @@ import Testing
         let back = mediaStep(&core, at: start)
         #expect(sent(back).first?.type == .audioControl)
         #expect(sent(back).first?.audioControl.muted == true)
+    }
+
+    @Test func muteRightAfterStartRidesOnSubscribeAndTheFirstAudioControl() {
+        var core = core(random: 0)
+        #expect(core.setMuted(true, now: start).accepted == false)
+        _ = core.start(reconnectBudget: .seconds(120), now: start)
+        let (accepted, actions) = core.setMuted(true, now: start)
+        #expect(accepted && actions.isEmpty)
+        _ = core.socketOpened(now: start)
+        _ = core.received(frame(.joinAck), now: start)
+        _ = core.received(frame(.index), now: start)
+        let subscribe = sent(core.mediaOfferReady("v=0 offer", now: start))
+        #expect(subscribe.first?.sub.audioMuted == true)
+        _ = core.received(frame(.subscribeAck) { $0.suback.sdpAnswer = "v=0 answer" }, now: start)
+        let connected = core.mediaConnected(now: start)
+        #expect(sent(connected).first?.type == .audioControl && sent(connected).first?.audioControl.muted == true)
+        #expect(core.isMuted)
     }
 
     @Test func spentBudgetCancelsTheReconnect() {

@@ -18,7 +18,7 @@ final class ServerHarness: Sendable {
     static let key = AccessKey(accessKeyId: "AKIAENDTOEND00000001", secretAccessKey: "end-to-end-secret-0123456789")
 
     private init(server: MeetingServer, address: ServerAddress, dataDirectory: URL, group: ServiceGroup,
-                 task: Task<Void, any Error>) {
+                 task: Task<Void, any Error>, trustedCertificateFiles: [String]) {
         self.server = server
         self.group = group
         self.address = address
@@ -27,7 +27,8 @@ final class ServerHarness: Sendable {
         self.client = ControlAPIClient(
             endpoint: URL(string: address.endpoint)!,
             accessKeyId: Self.key.accessKeyId,
-            secretAccessKey: Self.key.secretAccessKey
+            secretAccessKey: Self.key.secretAccessKey,
+            trustedCertificateFiles: trustedCertificateFiles
         )
     }
 
@@ -37,7 +38,11 @@ final class ServerHarness: Sendable {
         port: Int = 0,
         publicMediaPort: Int? = nil,
         signaling: MeetingSignalingCore.Configuration = .init(),
-        meetingExpiry: MeetingExpiryPolicy = .init()
+        meetingExpiry: MeetingExpiryPolicy = .init(),
+        tls: ServerTLS? = nil,
+        trustedCertificateFiles: [String] = [],
+        operations: OperationsEndpoint? = nil,
+        webhook: WebhookTarget? = nil
     ) async throws -> ServerHarness {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("carillon-e2e-\(UUID().uuidString)", isDirectory: true)
@@ -51,14 +56,18 @@ final class ServerHarness: Sendable {
                 publicMediaPort: publicMediaPort,
                 accessKeys: [key],
                 signaling: signaling,
-                meetingExpiry: meetingExpiry
+                meetingExpiry: meetingExpiry,
+                tls: tls,
+                operations: operations,
+                webhook: webhook
             ),
             logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
         let task = Task { try await group.run() }
         let address = await server.waitUntilReady()
-        return ServerHarness(server: server, address: address, dataDirectory: directory, group: group, task: task)
+        return ServerHarness(server: server, address: address, dataDirectory: directory, group: group, task: task,
+                             trustedCertificateFiles: trustedCertificateFiles)
     }
 
     /// Shuts the server down gracefully and waits until it has let go of its port.

@@ -15,18 +15,21 @@ SECRET_ACCESS_KEY = "interop-secret-key-0123456789abcdefghijkl"
 
 
 class RunningServer:
-    def __init__(self, process, endpoint, data_dir):
+    def __init__(self, process, endpoint, data_dir, metrics=None):
         self.process = process
         self.endpoint = endpoint
         self.data_dir = data_dir
+        self.metrics = metrics
         self.output = []
 
 
-def start_server(data_dir, port=0):
+def start_server(data_dir, port=0, extra=(), media_port=40000):
     binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
     env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY)
     process = subprocess.Popen(
-        [binary, "serve", "--data-dir", data_dir, "--host", "127.0.0.1", "--port", str(port), "--media-port", "40000"],
+        [binary, "serve", "--data-dir", data_dir, "--host", "127.0.0.1", "--port", str(port), "--media-port", str(media_port),
+         "--metrics-port", "0",
+         *extra],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
     )
     deadline = time.monotonic() + 30
@@ -38,7 +41,8 @@ def start_server(data_dir, port=0):
         lines.append(line)
         match = re.search(r"carillon ready endpoint=(\S+)", line)
         if match:
-            server = RunningServer(process, match.group(1), data_dir)
+            metrics = re.search(r"operations=(\S+)", line)
+            server = RunningServer(process, match.group(1), data_dir, metrics.group(1) if metrics else None)
             server.output = lines
             # Keep draining the pipe so the server never blocks on a full stdout.
             threading.Thread(target=lambda: [server.output.append(l) for l in process.stdout], daemon=True).start()
@@ -65,9 +69,10 @@ def server():
         assert running.process.returncode == 0, "server did not shut down cleanly:\n" + "".join(running.output)
 
 
-def make_client(endpoint, key_id=ACCESS_KEY_ID, secret=SECRET_ACCESS_KEY, region="us-east-1", retries=0):
+def make_client(endpoint, key_id=ACCESS_KEY_ID, secret=SECRET_ACCESS_KEY, region="us-east-1", retries=0, verify=None):
     return boto3.client(
         "chime-sdk-meetings",
+        verify=verify,
         endpoint_url=endpoint,
         region_name=region,
         aws_access_key_id=key_id,

@@ -471,6 +471,8 @@ final class VirtualMeeting {
                 endServerMedia(target)
             case .audioMuted(let attendeeId, let muted):
                 serverMedia.setMuted(muted, attendeeId: attendeeId)
+            case .activity:
+                break
             }
         }
     }

@@ -36,17 +36,25 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
     let camera: DefaultCameraCaptureSource
     /// The session's sink on the local video source.
     let localVideo: LocalVideoSender
+    /// The session's analytics (the same object as `DefaultMeetingSession.eventAnalyticsController`).
+    let analytics: DefaultEventAnalyticsController
 
-    convenience init(configuration: MeetingSessionConfiguration, logger: any Logger, callbackQueue: DispatchQueue) {
+    convenience init(configuration: MeetingSessionConfiguration, logger: any Logger, callbackQueue: DispatchQueue,
+                     tlsTrustRoots: TLSTrustRoots = .fromEnvironment(),
+                     analytics: DefaultEventAnalyticsController? = nil) {
         self.init(configuration: configuration, logger: logger, callbackQueue: callbackQueue, videoControl: nil,
-                  cameras: VirtualVideoDevices.shared, captureEventLoop: CaptureLoop.sharedEventLoop)
+                  cameras: VirtualVideoDevices.shared, captureEventLoop: CaptureLoop.sharedEventLoop,
+                  tlsTrustRoots: tlsTrustRoots, analytics: analytics)
     }
 
     /// Creates the facade; video requests go to `videoControl` when given (tests), else to the engine. The camera
     /// captures from `cameras` on `captureEventLoop`.
     init(configuration: MeetingSessionConfiguration, logger: any Logger, callbackQueue: DispatchQueue,
-         videoControl: (any SessionVideoControl)?, cameras: any CameraDeviceProvider, captureEventLoop: any EventLoop) {
+         videoControl: (any SessionVideoControl)?, cameras: any CameraDeviceProvider, captureEventLoop: any EventLoop,
+         tlsTrustRoots: TLSTrustRoots = .fromEnvironment(), analytics: DefaultEventAnalyticsController? = nil) {
         self.configuration = configuration
+        self.analytics = analytics ?? DefaultEventAnalyticsController(configuration: configuration,
+                                                                      callbackQueue: callbackQueue, reporter: nil)
         self.logger = logger
         self.callbackQueue = callbackQueue
         // One event loop owns the session: its engine, its sockets and its active-speaker detector.
@@ -60,10 +68,14 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         self.deviceController = devices
         do {
             let target = try SignalingSocket.Target(url: Self.signalingURL(configuration.urls.signalingUrl))
+            // Made once: reading the trust store per connection would cost a reconnect milliseconds of CPU.
+            let tls = target.secure ? try SignalingSocket.makeTLSContext(trust: tlsTrustRoots) : nil
             self.engine = SessionEngine(
                 configuration: configuration,
                 target: target,
+                tls: tls,
                 observers: observers,
+                analytics: self.analytics,
                 callbackQueue: callbackQueue,
                 logger: logger,
                 deviceController: devices,
@@ -84,6 +96,7 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         devices.useCamera(camera)
         localVideo = LocalVideoSender(control: control, tiles: tiles, callbackQueue: callbackQueue, logger: logger)
         engine?.attachRemoteVideo(tiles)
+        tiles.addVideoTileObserver(observer: VideoTileCounter(analytics: self.analytics))
     }
 
     deinit {
@@ -97,6 +110,24 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         base + "?X-Chime-Control-Protocol-Version=3&X-Amzn-Chime-Send-Close-On-Error=1"
             + "&X-Amzn-Version=\(CarillonVersion.current)&X-Amzn-User-Agent=carillon-\(CarillonVersion.current)"
     }
+
+    // MARK: EventAnalyticsFacade
+
+    /// See ``EventAnalyticsFacade``.
+    public func addEventAnalyticsObserver(observer: any EventAnalyticsObserver) {
+        analytics.addEventAnalyticsObserver(observer: observer)
+    }
+
+    /// See ``EventAnalyticsFacade``.
+    public func removeEventAnalyticsObserver(observer: any EventAnalyticsObserver) {
+        analytics.removeEventAnalyticsObserver(observer: observer)
+    }
+
+    /// See ``EventAnalyticsFacade``.
+    public func getMeetingHistory() -> [MeetingHistoryEvent] { analytics.getMeetingHistory() }
+
+    /// See ``EventAnalyticsFacade``.
+    public func getCommonEventAttributes() -> [AnyHashable: Any] { analytics.getCommonEventAttributes() }
 
     // MARK: AudioVideoControllerFacade
 

@@ -1,10 +1,11 @@
 /// An audio (or video) device the app can list and choose: a label for people and a ``MediaDeviceType``.
 ///
-/// The iOS SDK's `port: AVAudioSessionPortDescription?` and `init(label:port:)` are not here: AVFoundation does not
-/// exist on Linux. Their role, telling the controller which physical route a device is, is played by an internal
-/// endpoint (an ALSA `hw:<card>,<device>` PCM, or a virtual device of ``VirtualAudioDevices``). A device made with
-/// ``init(label:type:)`` has no endpoint; ``DeviceController/chooseAudioDevice(mediaDevice:)`` matches it to a
-/// listed device by label and type. Cameras are listed by ``listVideoDevices()``: today the virtual cameras of
+/// The iOS SDK's `port` is an `AVAudioSessionPortDescription`, which does not exist on Linux: here it is an
+/// ``AudioPortDescription`` an app may give to ``init(label:port:)`` (the listed devices have none). What tells the
+/// controller which physical route a device is, is an internal endpoint (an ALSA `hw:<card>,<device>` PCM, or a
+/// virtual device of ``VirtualAudioDevices``). A device made with ``init(label:type:)`` or ``init(label:port:)``
+/// has no endpoint; ``DeviceController/chooseAudioDevice(mediaDevice:)`` matches it to a listed device by label and
+/// type. Cameras are listed by ``listVideoDevices()``: today the virtual cameras of
 /// ``VirtualVideoDevices/shared`` (this machine kind has no V4L2 camera).
 ///
 /// Equal and hashed by label, type and endpoint. Immutable, safe to share between threads.
@@ -13,6 +14,8 @@ public final class MediaDevice: Hashable, Sendable, CustomStringConvertible {
     public let label: String
     /// What kind of device it is.
     public let type: MediaDeviceType
+    /// The port an app described the device with (``init(label:port:)``); nil for listed devices.
+    public let port: AudioPortDescription?
     /// What it is on this machine.
     let endpoint: AudioDeviceEndpoint
 
@@ -22,10 +25,17 @@ public final class MediaDevice: Hashable, Sendable, CustomStringConvertible {
         self.init(label: label, type: type, endpoint: .unspecified)
     }
 
-    init(label: String, type: MediaDeviceType, endpoint: AudioDeviceEndpoint) {
+    /// Creates a device description from an audio port, as on iOS: the type follows the port's
+    /// (``AudioPortDescription/mediaDeviceType``), `other` without a port.
+    public convenience init(label: String, port: AudioPortDescription? = nil) {
+        self.init(label: label, type: port?.mediaDeviceType ?? .other, endpoint: .unspecified, port: port)
+    }
+
+    init(label: String, type: MediaDeviceType, endpoint: AudioDeviceEndpoint, port: AudioPortDescription? = nil) {
         self.label = label
         self.type = type
         self.endpoint = endpoint
+        self.port = port
     }
 
     /// `<label> - <type>`, as in the Chime SDK.

@@ -4,6 +4,7 @@ import CarillonRTC
 import Dispatch
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// Runs one session on one event loop: the sans-IO ``SignalingSessionCore`` with its ``SignalingSocket``, and the
@@ -20,8 +21,14 @@ import Synchronization
 final class SessionEngine: @unchecked Sendable {
     let eventLoop: any EventLoop
     private let target: SignalingSocket.Target
+    /// The TLS client context of a `wss://` target.
+    private let tls: NIOSSLContext?
     private let joinToken: String
     private let observers: ObserverRegistry
+    /// Where the meeting events go (history, reporter, analytics observers).
+    private let analytics: DefaultEventAnalyticsController?
+    /// Whether the current start reached the meeting: a stop before that is `meetingStartFailed`.
+    private var startSucceeded = false
     private let callbackQueue: DispatchQueue
     private let logger: any Logger
     private let mirror = Mutex(Mirror())
@@ -81,7 +88,9 @@ final class SessionEngine: @unchecked Sendable {
     init(
         configuration: MeetingSessionConfiguration,
         target: SignalingSocket.Target,
+        tls: NIOSSLContext? = nil,
         observers: ObserverRegistry,
+        analytics: DefaultEventAnalyticsController? = nil,
         callbackQueue: DispatchQueue,
         logger: any Logger,
         deviceController: DefaultDeviceController,
@@ -90,8 +99,10 @@ final class SessionEngine: @unchecked Sendable {
         self.eventLoop = eventLoop
         self.deviceController = deviceController
         self.target = target
+        self.tls = tls
         self.joinToken = configuration.credentials.joinToken
         self.observers = observers
+        self.analytics = analytics
         self.callbackQueue = callbackQueue
         self.logger = logger
         self.core = SignalingSessionCore(
@@ -138,8 +149,9 @@ final class SessionEngine: @unchecked Sendable {
         eventLoop.execute { self.remoteVideoSink = sink }
     }
 
+    /// Mutes or unmutes; true once the session is started (before media connects too), false when it is not.
     func setMuted(_ muted: Bool) -> Bool {
-        guard isInMeeting else { return false }
+        guard isStarted else { return false }
         eventLoop.execute {
             self.apply { core, now in core.setMuted(muted, now: now).actions }
             // Muted means nothing is sent (the server is told through AUDIO_CONTROL as well).
@@ -224,7 +236,7 @@ final class SessionEngine: @unchecked Sendable {
             switch action {
             case .openSocket:
                 socket?.close()
-                let opened = SignalingSocket.connect(to: target, joinToken: joinToken, on: eventLoop) { [weak self] event in
+                let opened = SignalingSocket.connect(to: target, joinToken: joinToken, tls: tls, on: eventLoop) { [weak self] event in
                     self?.socketEvent(event)
                 }
                 socket = opened
@@ -297,6 +309,7 @@ final class SessionEngine: @unchecked Sendable {
             case .connectionBecamePoor:
                 logger.info(msg: "the connection became poor (under half of the expected audio arrives)")
                 let observers = self.observers
+                analytics?.connectionBecamePoor()
                 callbackQueue.async { observers.audioVideoObservers.forEach { $0.connectionDidBecomePoor() } }
             case .connectionRecovered:
                 logger.info(msg: "the connection recovered")
@@ -464,6 +477,22 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
+    /// The meeting event of a stop: `meetingStartFailed` before the meeting was reached, `meetingEnded` for a leave
+    /// or an end the server decided (hung up, joined elsewhere, call ended), `meetingFailed` otherwise.
+    private func publishStop(_ code: MeetingSessionStatusCode) {
+        guard let analytics else { return }
+        let status: [AnyHashable: Any] = [EventAttributeName.meetingStatus: code.description]
+        var failure = status
+        failure[EventAttributeName.meetingErrorMessage] = "session stopped with \(code)"
+        if !startSucceeded {
+            analytics.publishEvent(name: .meetingStartFailed, attributes: failure)
+        } else if [.ok, .audioServerHungup, .audioJoinedFromAnotherDevice, .audioCallEnded].contains(code) {
+            analytics.publishEvent(name: .meetingEnded, attributes: status)
+        } else {
+            analytics.publishEvent(name: .meetingFailed, attributes: failure)
+        }
+    }
+
     private func deliver(_ metrics: [ObservableMetric: Double]) {
         let observers = self.observers
         callbackQueue.async {
@@ -485,6 +514,7 @@ final class SessionEngine: @unchecked Sendable {
     private func socketEvent(_ event: SignalingSocket.Event) {
         switch event {
         case .opened:
+            analytics?.publishEvent(name: .videoClientSignalingOpened)
             apply { $0.socketOpened(now: $1) }
         case .message(let bytes):
             do {
@@ -495,7 +525,16 @@ final class SessionEngine: @unchecked Sendable {
             }
         case .closed(let code):
             socket = nil
+            if core.isInMeeting {
+                analytics?.publishEvent(name: .videoClientSignalingDropped, attributes: [
+                    EventAttributeName.signalingDroppedError: code.map { "closed with code \($0)" } ?? "connection lost",
+                ])
+            }
             apply { $0.socketClosed(code: code, now: $1) }
+        case .tlsFailed(let reason):
+            socket = nil
+            logger.error(msg: "signaling TLS failed, not retrying (the join token was not sent): \(reason)")
+            apply { $0.socketFailedTLS(now: $1) }
         }
     }
 
@@ -506,6 +545,12 @@ final class SessionEngine: @unchecked Sendable {
         let logger = self.logger
         switch event {
         case .startConnecting(let reconnecting):
+            if reconnecting {
+                analytics?.reconnecting()
+            } else {
+                startSucceeded = false
+                analytics?.publishEvent(name: .meetingStartRequested)
+            }
             logger.info(msg: reconnecting ? "reconnecting" : "connecting")
             callbackQueue.async {
                 observers.audioVideoObservers.forEach { $0.audioSessionDidStartConnecting(reconnecting: reconnecting) }
@@ -513,6 +558,8 @@ final class SessionEngine: @unchecked Sendable {
                 if !reconnecting { observers.audioVideoObservers.forEach { $0.videoSessionDidStartConnecting() } }
             }
         case .started(let reconnecting):
+            startSucceeded = true
+            analytics?.publishEvent(name: reconnecting ? .meetingReconnected : .meetingStartSucceeded)
             logger.info(msg: reconnecting ? "reconnected" : "joined the meeting")
             callbackQueue.async { observers.audioVideoObservers.forEach { $0.audioSessionDidStart(reconnecting: reconnecting) } }
         case .dropped:
@@ -521,6 +568,7 @@ final class SessionEngine: @unchecked Sendable {
         case .cancelledReconnect:
             callbackQueue.async { observers.audioVideoObservers.forEach { $0.audioSessionDidCancelReconnect() } }
         case .stopped(let code):
+            publishStop(code)
             logger.info(msg: "session stopped: \(code)")
             let status = MeetingSessionStatus(statusCode: code)
             let videoStatus = MeetingSessionStatus(statusCode: code == .ok ? .ok : .videoServiceUnavailable)

@@ -201,6 +201,21 @@ struct SignalingSessionCore: Sendable {
         socketClosed(code: nil, now: now)
     }
 
+    /// The socket's TLS handshake failed (an untrusted, expired or misnamed certificate): a retry would meet the
+    /// same certificate, so the session stops with `audioServiceUnavailable`, as Chime does for a service it cannot
+    /// use, whether joining or reconnecting.
+    mutating func socketFailedTLS(now: SessionTime) -> [SessionAction] {
+        switch phase {
+        case .leaving:
+            phase = .stopped
+            return [.stopMedia, .event(.stopped(.ok))]
+        case .idle, .stopped, .waitingToRetry:
+            return []
+        case .opening, .joining, .connectingMedia, .inMeeting:
+            return finish(.audioServiceUnavailable)
+        }
+    }
+
     /// The socket ended; `code` is the close code, nil for an abnormal end (no close frame, connect failure).
     mutating func socketClosed(code: UInt16?, now: SessionTime) -> [SessionAction] {
         switch phase {
@@ -433,10 +448,18 @@ struct SignalingSessionCore: Sendable {
     }
 
     /// Records the mute state and tells the server when in the meeting; false when not in the meeting.
+    /// Mutes or unmutes from `start` on: in the meeting the server is told at once (AUDIO_CONTROL); before that the
+    /// choice rides on SUBSCRIBE and on the AUDIO_CONTROL sent when media connects, so an app can join muted.
     mutating func setMuted(_ value: Bool, now: SessionTime) -> (accepted: Bool, actions: [SessionAction]) {
-        guard phase == .inMeeting else { return (false, []) }
-        muted = value
-        return (true, [.send(audioControl(now))])
+        switch phase {
+        case .idle, .stopped, .leaving: return (false, [])
+        case .inMeeting:
+            muted = value
+            return (true, [.send(audioControl(now))])
+        case .opening, .joining, .connectingMedia, .waitingToRetry:
+            muted = value
+            return (true, [])
+        }
     }
 
     /// A CLIENT_METRIC frame (sent once a second with the audio measurements); nothing when not in the meeting.

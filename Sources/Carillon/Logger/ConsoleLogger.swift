@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Threading: safe from any thread; each line is written whole. Unlike the iOS SDK, a filtered `debug` closure is
 /// never evaluated.
-public final class ConsoleLogger: Logger {
+public final class ConsoleLogger: Logger, Sendable {
     private let name: String
     private let level: Mutex<LogLevel>
 

@@ -1,7 +1,9 @@
 /// The SDK's logging interface, shaped like the Chime SDK's so apps can plug in their own.
 ///
-/// Threading: implementations must accept calls from any thread.
-public protocol Logger: AnyObject, Sendable {
+/// Not `Sendable`, so that an app's own logger class (mutable, non-final, as Chime apps write them) conforms in Swift 6
+/// mode as it is. Threading: the SDK calls it from its own threads (the session's event loop and callback queue), so
+/// an implementation must accept calls from any thread; the SDK hands it across threads as its owner would.
+public protocol Logger: AnyObject {
     /// Logs at `DEFAULT` level.
     func `default`(msg: String)
     /// Logs at `DEBUG` level; the closure is evaluated only when the message is kept.

@@ -1,8 +1,9 @@
 /// Mute, roster observers and data messages.
 public protocol RealtimeControllerFacade: AnyObject {
-    /// Mutes the microphone; false when the session is not in the meeting.
+    /// Mutes the microphone: nothing is sent and the other attendees see the mute. Works from the moment `start()`
+    /// returns (join muted: media connects muted); false when the session is not started.
     func realtimeLocalMute() -> Bool
-    /// Unmutes the microphone; false when the session is not in the meeting.
+    /// Unmutes the microphone; like ``realtimeLocalMute()``, works from `start()` on; false when not started.
     func realtimeLocalUnmute() -> Bool
     /// Adds a roster observer (kept strongly until removed).
     func addRealtimeObserver(observer: any RealtimeObserver)

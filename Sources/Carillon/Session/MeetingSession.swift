@@ -6,4 +6,6 @@ public protocol MeetingSession: AnyObject {
     var logger: any Logger { get }
     /// Session control and realtime.
     var audioVideo: any AudioVideoFacade { get }
+    /// The session's event analytics (meeting events, history); apps may publish their own events through it.
+    var eventAnalyticsController: any EventAnalyticsController { get }
 }

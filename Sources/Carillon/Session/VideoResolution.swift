@@ -1,5 +1,6 @@
-/// A video resolution; apps use the presets (the initialiser is internal, as in the Chime SDK).
-public final class VideoResolution: Sendable, CustomStringConvertible {
+/// A video resolution; apps use the presets (the initialiser is internal, as in the Chime SDK). Equal when the sizes
+/// are (Chime compares them that way internally; apps compare presets with `==`).
+public final class VideoResolution: Sendable, Equatable, CustomStringConvertible {
     /// Width in pixels.
     public let width: Int
     /// Height in pixels.
@@ -29,4 +30,7 @@ public final class VideoResolution: Sendable, CustomStringConvertible {
     public var description: String { "{ width: \(width), height: \(height) }" }
 
     func sameSize(as other: VideoResolution) -> Bool { width == other.width && height == other.height }
+
+    /// Same width and height.
+    public static func == (lhs: VideoResolution, rhs: VideoResolution) -> Bool { lhs.sameSize(as: rhs) }
 }

@@ -1,7 +1,8 @@
+import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
+import NIOSSL
 
 /// A small client of the Chime SDK Meetings REST API as Carillon serves it, signing every request with SigV4.
 ///
@@ -9,20 +10,33 @@ import FoundationNetworking
 /// JSON the API returned (so callers can print or decode it with the SDK's `CreateMeetingResponse` and
 /// `CreateAttendeeResponse`), or decoded into ``ControlAPI`` models.
 ///
+/// Transport: AsyncHTTPClient's shared client (connections pooled and reused). `https://` endpoints are verified
+/// against the system's trust store plus the PEM files given at creation (by default those named by
+/// `CARILLON_CA_FILE`, see ``TrustedCertificateFiles``). Each request times out after 30 s.
+///
 /// Threading: safe from any task.
 public struct ControlAPIClient: Sendable {
     /// Base URL of the API, e.g. `http://127.0.0.1:8080`, possibly with a path prefix.
     public let endpoint: URL
     private let signer: SigV4Signer
-    private let session: URLSession
+    /// The TLS configuration of `https` requests, or why the trusted certificates could not be read.
+    private let tls: Result<TLSConfiguration, ControlAPIClientError>
 
-    /// Creates a client for `endpoint` signing with the given key pair.
-    public init(endpoint: URL, accessKeyId: String, secretAccessKey: String, region: String = "us-east-1") {
+    /// Creates a client for `endpoint` signing with the given key pair; `https` trusts the system's store plus
+    /// `trustedCertificateFiles` (PEM). An unreadable file makes every request throw `InvalidTrustRoots`.
+    public init(endpoint: URL, accessKeyId: String, secretAccessKey: String, region: String = "us-east-1",
+                trustedCertificateFiles: [String] = TrustedCertificateFiles.fromEnvironment()) {
         self.endpoint = endpoint
         self.signer = SigV4Signer(accessKeyId: accessKeyId, secretAccessKey: secretAccessKey, region: region, service: "chime")
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 30
-        self.session = URLSession(configuration: configuration)
+        var tls = TLSConfiguration.makeClientConfiguration()
+        do {
+            tls.additionalTrustRoots = try trustedCertificateFiles.map { .certificates(try NIOSSLCertificate.fromPEMFile($0)) }
+            self.tls = .success(tls)
+        } catch {
+            self.tls = .failure(ControlAPIClientError(
+                status: 0, code: "InvalidTrustRoots",
+                message: "cannot read trusted certificates \(trustedCertificateFiles.joined(separator: ":")): \(error)"))
+        }
     }
 
     /// Sends one request and returns the response body, or throws ``ControlAPIClientError`` for a non-2xx reply.
@@ -57,30 +71,36 @@ public struct ControlAPIClient: Sendable {
         } catch {
             throw ControlAPIClientError(status: 0, code: "SigningFailed", message: "\(error)")
         }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = HTTPMethod(rawValue: method)
         for (name, value) in headers + signed where name.lowercased() != "host" {
-            request.setValue(value, forHTTPHeaderField: name)
+            request.headers.add(name: name, value: value)
         }
-        request.httpBody = body
-        let (data, response): (Data, URLResponse)
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        if url.scheme?.lowercased() == "https" { request.tlsConfiguration = try tls.get() }
+        let status: Int
+        let errorType: String?
+        let data: Data
         do {
-            (data, response) = try await session.data(for: request)
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            status = Int(response.status.code)
+            errorType = response.headers.first(name: "x-amzn-ErrorType")
+            data = Data(try await response.body.collect(upTo: Self.maximumResponseBytes).readableBytesView)
         } catch {
-            throw ControlAPIClientError(status: 0, code: "ConnectionFailed", message: "\(error.localizedDescription) (\(url))")
+            throw ControlAPIClientError(status: 0, code: "ConnectionFailed", message: "\(error) (\(url))")
         }
-        guard let http = response as? HTTPURLResponse else {
-            throw ControlAPIClientError(status: 0, code: "InvalidResponse", message: "not an HTTP response")
-        }
-        guard (200..<300).contains(http.statusCode) else {
-            let type = (http.value(forHTTPHeaderField: "x-amzn-ErrorType") ?? "HTTP\(http.statusCode)")
+        guard (200..<300).contains(status) else {
+            let type = (errorType ?? "HTTP\(status)")
                 .split(separator: ":").first.map(String.init) ?? ""
             let body = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
             let message = (body?["Message"] ?? body?["message"]) as? String ?? String(decoding: data, as: UTF8.self)
-            throw ControlAPIClientError(status: http.statusCode, code: type, message: message)
+            throw ControlAPIClientError(status: status, code: type, message: message)
         }
         return data
     }
+
+    /// The largest response body read (ListAttendees pages are far smaller); a longer one fails the call.
+    static let maximumResponseBytes = 16 << 20
 
     /// Percent-encodes one path segment (ids may hold any character).
     public static func segment(_ value: String) -> String {

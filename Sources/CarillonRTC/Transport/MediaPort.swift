@@ -65,7 +65,11 @@ public final class MediaPort: @unchecked Sendable {
         outboxes.withLockedValue { outboxes in
             let key = ObjectIdentifier(eventLoop)
             if let existing = outboxes[key] { return existing }
-            let created = MediaPortOutbox(eventLoop: eventLoop, channel: channel)
+            let created = MediaPortOutbox(eventLoop: eventLoop, channel: channel) { [router] datagrams, bytes in
+                // Runs on the port's loop, once per batch.
+                router.statistics.datagramsSent += datagrams
+                router.statistics.bytesSent += bytes
+            }
             outboxes[key] = created
             return created
         }
@@ -89,6 +93,11 @@ public final class MediaPort: @unchecked Sendable {
         try await channel.eventLoop.submit { [router] in router.byFragment.count }.get()
     }
 
+    /// The port's counters since it was bound, read on its loop (one hop; for a metrics scrape, not per packet).
+    public func statistics() async throws -> MediaPortStatistics {
+        try await channel.eventLoop.submit { [router] in router.statistics }.get()
+    }
+
     /// Closes the port.
     public func close() async {
         try? await channel.close()
@@ -102,7 +111,8 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
     var byFragment: [String: PeerConnectionDriver] = [:]
     private var byAddress: [STUNAddress: PeerConnectionDriver] = [:]
     private var addresses: [ObjectIdentifier: [STUNAddress]] = [:]
-    private(set) var unrouted = 0
+    /// Counted on the port's loop, where every datagram passes: plain integers, no lock and no allocation.
+    var statistics = MediaPortStatistics()
     /// Datagrams of the current read burst for connections owned by other loops, by loop.
     private var pending: [ObjectIdentifier: (loop: any EventLoop, datagrams: [(PeerConnectionDriver, [UInt8], STUNAddress)])] = [:]
 
@@ -121,6 +131,8 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
+        statistics.datagramsReceived += 1
+        statistics.bytesReceived += envelope.data.readableBytes
         guard let source = STUNAddress(envelope.remoteAddress), let first = envelope.data.readableBytesView.first else {
             return
         }
@@ -132,7 +144,7 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
             learn(source, for: owner)
         }
         guard let driver else {
-            unrouted += 1
+            statistics.datagramsUnrouted += 1
             return
         }
         if driver.eventLoop.inEventLoop {

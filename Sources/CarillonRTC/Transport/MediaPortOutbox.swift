@@ -14,10 +14,13 @@ final class MediaPortOutbox: @unchecked Sendable {
     private let eventLoop: any EventLoop
     private let channel: any Channel
     private var queued: [AddressedEnvelope<ByteBuffer>] = []
+    /// Told, on the socket's loop, how many datagrams and bytes each batch wrote.
+    private let onWritten: @Sendable (Int, Int) -> Void
 
-    init(eventLoop: any EventLoop, channel: any Channel) {
+    init(eventLoop: any EventLoop, channel: any Channel, onWritten: @escaping @Sendable (Int, Int) -> Void) {
         self.eventLoop = eventLoop
         self.channel = channel
+        self.onWritten = onWritten
     }
 
     /// Queues one datagram for `target`; it leaves at the end of this turn of the loop.
@@ -32,15 +35,22 @@ final class MediaPortOutbox: @unchecked Sendable {
         let batch = queued
         queued.removeAll(keepingCapacity: true)
         let channel = self.channel
+        let onWritten = self.onWritten
         if channel.eventLoop.inEventLoop {
-            Self.write(batch, to: channel)
+            Self.write(batch, to: channel, onWritten: onWritten)
         } else {
-            channel.eventLoop.execute { Self.write(batch, to: channel) }
+            channel.eventLoop.execute { Self.write(batch, to: channel, onWritten: onWritten) }
         }
     }
 
-    private static func write(_ batch: [AddressedEnvelope<ByteBuffer>], to channel: any Channel) {
-        for envelope in batch { channel.write(envelope, promise: nil) }
+    private static func write(_ batch: [AddressedEnvelope<ByteBuffer>], to channel: any Channel,
+                              onWritten: (Int, Int) -> Void) {
+        var bytes = 0
+        for envelope in batch {
+            bytes += envelope.data.readableBytes
+            channel.write(envelope, promise: nil)
+        }
         channel.flush()
+        onWritten(batch.count, bytes)
     }
 }

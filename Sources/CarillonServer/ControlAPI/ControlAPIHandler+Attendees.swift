@@ -52,7 +52,10 @@ extension ControlAPIHandler {
             capabilities: capabilities
         )
         switch try await store.insertAttendee(record, limit: meeting.attendeeLimit) {
-        case .created(let stored), .existing(let stored):
+        case .created(let stored):
+            lifecycle?.attendeeCreated(stored)
+            return stored
+        case .existing(let stored):
             return stored
         case .limitExceeded(let limit):
             throw ControlAPIError.limitExceeded("meeting \(meeting.meetingId) already has its maximum of \(limit) attendees")

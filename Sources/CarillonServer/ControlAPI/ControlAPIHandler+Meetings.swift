@@ -82,6 +82,7 @@ extension ControlAPIHandler {
         )
         try await store.insertMeeting(meeting, idempotencyKey: key)
         if !tags.isEmpty { try await store.setTags(meetingId: meeting.meetingId, tags: tags) }
+        lifecycle?.meetingCreated(meeting)
         return meeting
     }
 

@@ -55,46 +55,39 @@ public struct ControlAPIHandler: Sendable {
 
     // MARK: Routing
 
+    /// The operation `request` names, nil when it names none (the request metrics label those "unknown").
+    public static func operation(of request: ControlAPIRequest) -> ControlAPIOperation? {
+        guard let segments = try? segments(request.rawPath) else { return nil }
+        return ControlAPIOperation(method: request.method.uppercased(), segments: segments,
+                                   operation: query(request.rawQuery)["operation"])
+    }
+
     private func route(_ request: ControlAPIRequest) async throws -> (Int, [UInt8]?) {
         let segments = try Self.segments(request.rawPath)
         let query = Self.query(request.rawQuery)
-        let operation = query["operation"]
         let method = request.method.uppercased()
-        switch (method, segments.count, segments.first) {
-        case ("POST", 1, "meetings"):
-            return operation == "create-attendees"
-                ? try await createMeeting(request, withAttendees: true)
-                : try await createMeeting(request, withAttendees: false)
-        case ("GET", 1, "meetings"):
-            return try await listMeetings()
-        case ("GET", 2, "meetings"):
-            return try await getMeeting(segments[1])
-        case ("DELETE", 2, "meetings"):
-            return try await deleteMeeting(segments[1])
-        case ("POST", 3, "meetings") where segments[2] == "attendees":
-            return operation == "batch-create"
-                ? try await batchCreateAttendee(segments[1], request)
-                : try await createAttendee(segments[1], request)
-        case ("GET", 3, "meetings") where segments[2] == "attendees":
-            return try await listAttendees(segments[1], query)
-        case ("PUT", 4, "meetings") where segments[2] == "attendees" && segments[3] == "capabilities":
-            return try await updateCapabilities(segments[1], attendeeId: nil, request)
-        case ("GET", 4, "meetings") where segments[2] == "attendees":
-            return try await getAttendee(segments[1], segments[3])
-        case ("DELETE", 4, "meetings") where segments[2] == "attendees":
-            return try await deleteAttendee(segments[1], segments[3])
-        case ("PUT", 5, "meetings") where segments[2] == "attendees" && segments[4] == "capabilities":
-            return try await updateCapabilities(segments[1], attendeeId: segments[3], request)
-        case ("POST", 3, "meetings") where segments[2] == "transcription" && (operation == "start" || operation == "stop"):
-            return try await transcription(segments[1], start: operation == "start", request)
-        case ("POST", 1, "tags") where operation == "tag-resource":
-            return try await tagResource(request)
-        case ("POST", 1, "tags") where operation == "untag-resource":
-            return try await untagResource(request)
-        case ("GET", 1, "tags"):
-            return try await listTags(query)
-        default:
-            throw ControlAPIError.notFound("no operation for \(method) \(request.rawPath.prefix(200))\(operation.map { "?operation=\($0)" } ?? "")")
+        guard let operation = ControlAPIOperation(method: method, segments: segments, operation: query["operation"]) else {
+            let named = query["operation"].map { "?operation=\($0)" } ?? ""
+            throw ControlAPIError.notFound("no operation for \(method) \(request.rawPath.prefix(200))\(named)")
+        }
+        switch operation {
+        case .createMeeting: return try await createMeeting(request, withAttendees: false)
+        case .createMeetingWithAttendees: return try await createMeeting(request, withAttendees: true)
+        case .listMeetings: return try await listMeetings()
+        case .getMeeting: return try await getMeeting(segments[1])
+        case .deleteMeeting: return try await deleteMeeting(segments[1])
+        case .createAttendee: return try await createAttendee(segments[1], request)
+        case .batchCreateAttendee: return try await batchCreateAttendee(segments[1], request)
+        case .listAttendees: return try await listAttendees(segments[1], query)
+        case .getAttendee: return try await getAttendee(segments[1], segments[3])
+        case .deleteAttendee: return try await deleteAttendee(segments[1], segments[3])
+        case .batchUpdateAttendeeCapabilitiesExcept: return try await updateCapabilities(segments[1], attendeeId: nil, request)
+        case .updateAttendeeCapabilities: return try await updateCapabilities(segments[1], attendeeId: segments[3], request)
+        case .startMeetingTranscription: return try await transcription(segments[1], start: true, request)
+        case .stopMeetingTranscription: return try await transcription(segments[1], start: false, request)
+        case .tagResource: return try await tagResource(request)
+        case .untagResource: return try await untagResource(request)
+        case .listTagsForResource: return try await listTags(query)
         }
     }
 

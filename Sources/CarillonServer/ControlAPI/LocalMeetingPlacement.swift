@@ -1,18 +1,25 @@
 import CarillonProtocol
 import NIOConcurrencyHelpers
 
-/// Places every meeting on this server: URLs built from its advertised host, HTTP port and media port.
+/// Places every meeting on this server: URLs built from its advertised host, HTTP port and media port, with `https`
+/// and `wss` when the server serves TLS itself, or from a public endpoint when a reverse proxy stands in front.
 ///
 /// The HTTP port can be set once the listener is bound (port 0 picks a free port).
 public final class LocalMeetingPlacement: MeetingPlacement {
     private let host: String
     private let mediaPort: Int
+    private let secure: Bool
+    private let publicEndpoint: String?
     private let httpPort: NIOLockedValueBox<Int>
 
-    /// Creates a placement for `host` (as clients reach it), the HTTP port and the media UDP port.
-    public init(host: String, httpPort: Int, mediaPort: Int) {
+    /// Creates a placement for `host` (as clients reach it), the HTTP port and the media UDP port; `secure` writes
+    /// `https`/`wss` URLs; `publicEndpoint` (a base URL such as `https://meet.example.com`), when given, replaces
+    /// scheme, host and HTTP port in every URL but the media one.
+    public init(host: String, httpPort: Int, mediaPort: Int, secure: Bool = false, publicEndpoint: String? = nil) {
         self.host = host
         self.mediaPort = mediaPort
+        self.secure = secure
+        self.publicEndpoint = publicEndpoint.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.httpPort = NIOLockedValueBox(httpPort)
     }
 
@@ -21,8 +28,16 @@ public final class LocalMeetingPlacement: MeetingPlacement {
 
     /// See ``MeetingPlacement``.
     public func mediaPlacement(meetingId: String) -> ControlAPI.MediaPlacement {
-        let port = httpPort.withLockedValue { $0 }
-        let http = "http://\(host):\(port)", ws = "ws://\(host):\(port)"
+        let http: String, ws: String
+        if let publicEndpoint {
+            http = publicEndpoint
+            ws = publicEndpoint.hasPrefix("https://") ? "wss://" + publicEndpoint.dropFirst("https://".count)
+                : "ws://" + publicEndpoint.dropFirst("http://".count)
+        } else {
+            let port = httpPort.withLockedValue { $0 }
+            http = "\(secure ? "https" : "http")://\(host):\(port)"
+            ws = "\(secure ? "wss" : "ws")://\(host):\(port)"
+        }
         return ControlAPI.MediaPlacement(
             audioHostUrl: "\(host):\(mediaPort)",
             audioFallbackUrl: "\(ws)/calls/\(meetingId)",

@@ -8,4 +8,15 @@ public protocol MeetingLifecycleObserver: Sendable {
     func attendeeDeleted(meetingId: String, attendeeId: String)
     /// Attendees' capabilities changed (they take effect on media at the next renegotiation).
     func attendeeCapabilitiesChanged(meetingId: String, attendeeIds: [String], capabilities: ControlAPI.AttendeeCapabilities)
+    /// A meeting was created (not an idempotent repeat).
+    func meetingCreated(_ meeting: MeetingRecord)
+    /// An attendee was created (not a repeat of its ExternalUserId).
+    func attendeeCreated(_ attendee: AttendeeRecord)
+}
+
+extension MeetingLifecycleObserver {
+    /// Nothing, by default.
+    public func meetingCreated(_ meeting: MeetingRecord) {}
+    /// Nothing, by default.
+    public func attendeeCreated(_ attendee: AttendeeRecord) {}
 }

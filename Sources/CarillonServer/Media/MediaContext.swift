@@ -11,11 +11,15 @@ public struct MediaContext: Sendable {
     public let certificate: DTLSCertificate
     /// The address clients reach the port at, announced as the only candidate.
     public let candidateAddress: STUNAddress
+    /// Where the meetings' media work is counted, per event loop.
+    public let counters: MediaCounterDirectory
 
     /// Creates a context.
-    public init(port: MediaPort, certificate: DTLSCertificate, candidateAddress: STUNAddress) {
+    public init(port: MediaPort, certificate: DTLSCertificate, candidateAddress: STUNAddress,
+                counters: MediaCounterDirectory = MediaCounterDirectory()) {
         self.port = port
         self.certificate = certificate
         self.candidateAddress = candidateAddress
+        self.counters = counters
     }
 }

@@ -21,6 +21,8 @@ final class MeetingMedia: @unchecked Sendable {
     /// The last negotiation on each socket: a re-offer on the same transport keeps its connection.
     private var negotiations: [SignalingConnectionID: MeetingMediaNegotiation] = [:]
     private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.tick() }
+    /// The loop's media counters, shared with the other meetings of the loop.
+    private let counters: MediaLoopCounters
     /// Called on the event loop with every attendee's volume and signal strength when any changed (AUDIO_METADATA).
     var onAudioMetadata: (([(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)]) -> Void)?
     /// Called on the event loop when a session's camera stops arriving (`paused`) or arrives again.
@@ -33,6 +35,21 @@ final class MeetingMedia: @unchecked Sendable {
         self.context = context
         self.logger = logger
         core = MeetingMediaCore(now: eventLoop.now)
+        counters = context.counters.counters(for: eventLoop)
+        eventLoop.execute { [weak self] in
+            guard let self else { return }
+            self.counters.liveDrops[ObjectIdentifier(self)] = { [weak self] in self?.liveDrops ?? 0 }
+        }
+    }
+
+    deinit {
+        let counters = self.counters, key = ObjectIdentifier(self)
+        counters.eventLoop.execute { counters.liveDrops[key] = nil }
+    }
+
+    /// Datagrams dropped by the connections still open.
+    private var liveDrops: Int {
+        drivers.values.reduce(0) { $0 + $1.connection.statistics.datagramsDropped }
     }
 
     /// Since when no session has been connected; nil while one is.
@@ -75,6 +92,7 @@ final class MeetingMedia: @unchecked Sendable {
     func end(_ connection: SignalingConnectionID) {
         negotiations[connection] = nil
         guard let driver = drivers.removeValue(forKey: connection) else { return }
+        counters.totals.datagramsDroppedByConnections += driver.connection.statistics.datagramsDropped
         context.port.unregister(driver)
         driver.stop()
         core.remove(connection, now: eventLoop.now)
@@ -92,8 +110,13 @@ final class MeetingMedia: @unchecked Sendable {
     }
 
     private func tick() {
-        perform(core.tick(now: eventLoop.now))
+        let started = eventLoop.now
+        perform(core.tick(now: started))
         timer.follow(core.nextDeadline)
+        let spent = (eventLoop.now - started).nanoseconds
+        counters.totals.mixerTicks += 1
+        counters.totals.mixerTickNanoseconds += spent
+        counters.totals.mixerTickMaximumNanoseconds = max(counters.totals.mixerTickMaximumNanoseconds, spent)
     }
 
     private func perform(_ outputs: consuming [MeetingMediaOutput]) {
@@ -128,12 +151,15 @@ final class MeetingMedia: @unchecked Sendable {
             // its capacity, and forwarding allocates no list.
             var outputs = forwarded
             forwarded = []
-            core.receive(packet, from: connection, now: eventLoop.now, into: &outputs)
+            let started = eventLoop.now
+            core.receive(packet, from: connection, now: started, into: &outputs)
             if !outputs.isEmpty {
                 perform(draining: &outputs)
                 timer.follow(core.nextDeadline)
             }
             forwarded = outputs
+            counters.totals.packetsRouted += 1
+            counters.totals.routingNanoseconds += (eventLoop.now - started).nanoseconds
         case .rtcp(let packets):
             perform(core.receive(packets, from: connection, now: eventLoop.now))
             timer.follow(core.nextDeadline)

@@ -15,8 +15,17 @@ struct ControlAPIResponder: HTTPResponder {
     let verifier: AccessKeyVerifier
     let maximumBodyBytes: Int
     let logger: Logger
+    let metrics: ServerMetrics
 
     func respond(to request: Request, context: Context) async throws -> Response {
+        let (response, operation) = await answer(request)
+        metrics.controlAPIRequest(operation: operation?.rawValue ?? "unknown", status: Int(response.status.code))
+        return response
+    }
+
+    /// The response, and the operation the request named once its signature was checked (nil before that, so an
+    /// unauthenticated caller cannot mint label values).
+    private func answer(_ request: Request) async -> (Response, ControlAPIOperation?) {
         var request = request
         let target = request.head.path ?? "/"
         let (path, query) = Self.split(target)
@@ -24,7 +33,7 @@ struct ControlAPIResponder: HTTPResponder {
         do {
             body = try await request.collectBody(upTo: maximumBodyBytes)
         } catch {
-            return Self.response(ControlAPIError.badRequest("request body exceeds \(maximumBodyBytes) bytes").render())
+            return (Self.response(ControlAPIError.badRequest("request body exceeds \(maximumBodyBytes) bytes").render()), nil)
         }
         var headers: [(name: String, value: String)] = request.headers.map { ($0.name.canonicalName, $0.value) }
         // HTTP/1 `Host` arrives as the request's authority; SigV4 signs it as the `host` header.
@@ -34,17 +43,18 @@ struct ControlAPIResponder: HTTPResponder {
         switch verifier.authenticate(signed) {
         case .failure(let error):
             logger.info("control API request refused: \(error)")
-            return Self.response(ControlAPIError.forbidden("\(error)").render())
+            return (Self.response(ControlAPIError.forbidden("\(error)").render()), nil)
         case .success(let accessKeyId):
-            let reply = await handler.handle(ControlAPIRequest(
+            let request = ControlAPIRequest(
                 method: request.method.rawValue,
                 rawPath: path,
                 rawQuery: query,
                 headers: headers,
                 body: bytes,
                 accessKeyId: accessKeyId
-            ))
-            return Self.response(reply)
+            )
+            let reply = await handler.handle(request)
+            return (Self.response(reply), ControlAPIHandler.operation(of: request))
         }
     }
 

@@ -2,11 +2,14 @@ import CarillonProtocol
 import CarillonRTC
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 import ServiceLifecycle
 
 /// The Carillon meeting service: the Chime SDK Meetings control API and Chime-style signaling on one TCP port.
@@ -15,6 +18,9 @@ import ServiceLifecycle
 /// SIGTERM), or embed it: start ``run()`` in a task, await ``waitUntilReady()`` for the bound address, cancel the task
 /// or trigger graceful shutdown to stop. On shutdown every signaling socket is closed with code 4503, which Chime
 /// clients treat as "reconnect", so they come back by themselves when the server is up again.
+///
+/// With ``ServerConfiguration/tls`` the one port serves HTTPS and WSS (HTTP/1.1 over TLS; ``reloadTLS()`` re-reads
+/// the certificate for new connections); without it, HTTP and WS.
 ///
 /// Threading: all members are safe from any thread.
 public final class MeetingServer: Service, Sendable {
@@ -26,12 +32,16 @@ public final class MeetingServer: Service, Sendable {
     public let rooms: MeetingRooms
     private let handler: ControlAPIHandler
     private let placement: LocalMeetingPlacement
+    /// The TLS certificate, when the server terminates TLS itself.
+    private let certificate: ReloadableCertificate?
     private let tokenSecret: JoinTokenSecret
     private let logger: Logger
     private let group: any EventLoopGroup
     private let readiness = NIOLockedValueBox<ServerReadiness>(ServerReadiness())
     /// The shared media port, the DTLS certificate and the announced media address.
     public let media: MediaContext
+    /// The server's metrics (what `/metrics` serves).
+    public let metrics = ServerMetrics()
 
     /// Opens (or creates) the data directory and its database; does not listen yet.
     public init(configuration: ServerConfiguration, logger: Logger, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws {
@@ -41,6 +51,7 @@ public final class MeetingServer: Service, Sendable {
         self.group = group
         let store = try SQLiteMeetingStore(directory: configuration.dataDirectory)
         self.store = store
+        self.certificate = try configuration.tls.map { try ReloadableCertificate(files: $0) }
         self.tokenSecret = try await Self.loadTokenSecret(store)
         // The media port is bound now, so its real port (0 picks a free one) goes into every MediaPlacement.
         let port = try await MediaPort.bind(host: configuration.host, port: configuration.mediaPort, group: group)
@@ -52,13 +63,20 @@ public final class MeetingServer: Service, Sendable {
         }
         self.media = MediaContext(port: port, certificate: try DTLSCertificate.generate(commonName: "carillon"),
                                   candidateAddress: candidateAddress)
-        let rooms = MeetingRooms(group: group, configuration: configuration.signaling, media: media, logger: logger)
+        let events = configuration.webhook.map { target in
+            MeetingEventRouter(dispatcher: WebhookDispatcher(target: target, eventLoop: group.next(), logger: logger))
+        }
+        events?.subscribe(try await store.meetings())
+        let rooms = MeetingRooms(group: group, configuration: configuration.signaling, media: media, logger: logger,
+                                 events: events)
         self.rooms = rooms
         let secret = tokenSecret
         let placement = LocalMeetingPlacement(
             host: configuration.advertisedHost,
             httpPort: configuration.port,
-            mediaPort: announcedPort
+            mediaPort: announcedPort,
+            secure: configuration.tls != nil,
+            publicEndpoint: configuration.publicEndpoint
         )
         self.placement = placement
         self.handler = ControlAPIHandler(
@@ -85,7 +103,9 @@ public final class MeetingServer: Service, Sendable {
             let offered = request.headers[.secWebSocketProtocol] ?? ""
             let selects = offered.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == SignalingEndpoint.subProtocol }
             return .upgrade(selects ? [.secWebSocketProtocol: SignalingEndpoint.subProtocol] : [:])
-        } onUpgrade: { inbound, outbound, context in
+        } onUpgrade: { [metrics] inbound, outbound, context in
+            metrics.sessionOpened()
+            defer { metrics.sessionClosed() }
             await endpoint.serve(
                 inbound: inbound,
                 outbound: outbound,
@@ -97,33 +117,50 @@ public final class MeetingServer: Service, Sendable {
             handler: handler,
             verifier: AccessKeyVerifier(keys: configuration.accessKeys),
             maximumBodyBytes: configuration.maximumRequestBodyBytes,
-            logger: logger
+            logger: logger,
+            metrics: metrics
         )
         let readiness = self.readiness
         let configuration = self.configuration
         let placement = self.placement
         let mediaPort = configuration.publicMediaPort ?? Int(media.port.localAddress.port)
+        let plain = HTTPServerBuilder.http1WebSocketUpgrade(
+            webSocketRouter: webSocketRouter,
+            configuration: .init(ws: .init(maxFrameSize: SignalingEndpoint.maximumMessageSize, autoPing: .disabled))
+        )
+        let scheme = certificate == nil ? "http" : "https"
         let app = Application(
             responder: responder,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: webSocketRouter,
-                configuration: .init(ws: .init(maxFrameSize: SignalingEndpoint.maximumMessageSize, autoPing: .disabled))
-            ),
+            server: try certificate.map { try .tls(plain, tlsConfiguration: $0.tlsConfiguration) } ?? plain,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Carillon"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 placement.setHTTPPort(port)
-                let address = ServerAddress(
-                    endpoint: "http://\(configuration.advertisedHost):\(port)",
-                    port: port,
-                    mediaPort: mediaPort
-                )
-                let waiters = readiness.withLockedValue { $0.ready(address) }
-                for waiter in waiters { waiter.resume(returning: address) }
+                let waiters = readiness.withLockedValue {
+                    $0.listening(endpoint: "\(scheme)://\(configuration.advertisedHost):\(port)", port: port,
+                                 mediaPort: mediaPort)
+                }
+                for (waiter, address) in waiters { waiter.resume(returning: address) }
             },
             eventLoopGroupProvider: .shared(group),
             logger: logger
         )
+        let operations = configuration.operations.map { endpoint in
+            Application(
+                router: OperationsRouter.make(token: endpoint.token, metrics: { [self] in await self.scrape() },
+                                              ready: { [self] in await self.isReady() }),
+                configuration: .init(address: .hostname(endpoint.host, port: endpoint.port), serverName: "Carillon"),
+                onServerRunning: { channel in
+                    let port = channel.localAddress?.port ?? endpoint.port
+                    let host = endpoint.host.contains(":") ? "[\(endpoint.host)]" : endpoint.host
+                    let waiters = readiness.withLockedValue { $0.operationsListening("http://\(host):\(port)") }
+                    for (waiter, address) in waiters { waiter.resume(returning: address) }
+                },
+                eventLoopGroupProvider: .shared(group),
+                logger: logger
+            )
+        }
+        if operations == nil { readiness.withLockedValue { $0.operationsExpected = false } }
         let rooms = self.rooms
         let expiry = MeetingExpiry(store: store, rooms: rooms, policy: configuration.meetingExpiry, logger: logger,
                                    started: .now())
@@ -131,6 +168,7 @@ public final class MeetingServer: Service, Sendable {
             try await withGracefulShutdownHandler {
                 try await withThrowingTaskGroup(of: Void.self) { tasks in
                     tasks.addTask { try await app.run() }
+                    if let operations { tasks.addTask { try await operations.run() } }
                     tasks.addTask { await expiry.run() }
                     // The listener ends the server (shutdown or failure); expiry stops with it.
                     defer { tasks.cancelAll() }
@@ -146,6 +184,28 @@ public final class MeetingServer: Service, Sendable {
         }
         rooms.closeAll(code: SignalingCloseCode.shuttingDown)
         await media.port.close()
+    }
+
+    /// Re-reads the TLS certificate and key (``ServerConfiguration/tls``) for connections made from now on; on failure
+    /// keeps the current ones and throws ``MeetingServerError/unusableTLSFiles(_:)``. Does nothing without TLS.
+    public func reloadTLS() throws {
+        try certificate?.reload()
+    }
+
+    /// The metrics in Prometheus' text format: reads the store, the media port and every media loop (one hop each).
+    public func scrape() async -> String {
+        let counts = try? await store.counts()
+        let port = (try? await media.port.statistics()) ?? MediaPortStatistics()
+        let totals = (try? await media.counters.totals()) ?? MediaTotals()
+        return metrics.render(ServerMetrics.Reading(
+            meetings: counts?.meetings ?? 0, liveMeetings: rooms.count, attendees: counts?.attendees ?? 0,
+            port: port, media: totals, kernelDrops: KernelUDPDrops.read(port: Int(media.port.localAddress.port))))
+    }
+
+    /// Ready to serve: the API listener is bound and the database answers.
+    public func isReady() async -> Bool {
+        guard readiness.withLockedValue({ $0.address != nil }) else { return false }
+        return (try? await store.counts()) != nil
     }
 
     /// Waits until the listener is bound and returns where it can be reached.
@@ -169,14 +229,32 @@ public final class MeetingServer: Service, Sendable {
     }
 }
 
-/// Bound address and the tasks waiting for it.
+/// Bound addresses and the tasks waiting for them: ready once the API listener and, when configured, the
+/// operations listener are both bound.
 struct ServerReadiness {
+    /// Set once everything expected is bound.
     var address: ServerAddress?
     var waiters: [CheckedContinuation<ServerAddress, Never>] = []
+    var operationsExpected = true
+    private var api: ServerAddress?
+    private var operationsEndpoint: String?
 
-    mutating func ready(_ address: ServerAddress) -> [CheckedContinuation<ServerAddress, Never>] {
-        self.address = address
+    mutating func listening(endpoint: String, port: Int, mediaPort: Int)
+        -> [(CheckedContinuation<ServerAddress, Never>, ServerAddress)] {
+        api = ServerAddress(endpoint: endpoint, port: port, mediaPort: mediaPort)
+        return settle()
+    }
+
+    mutating func operationsListening(_ endpoint: String) -> [(CheckedContinuation<ServerAddress, Never>, ServerAddress)] {
+        operationsEndpoint = endpoint
+        return settle()
+    }
+
+    private mutating func settle() -> [(CheckedContinuation<ServerAddress, Never>, ServerAddress)] {
+        guard var ready = api, !operationsExpected || operationsEndpoint != nil else { return [] }
+        ready.operationsEndpoint = operationsEndpoint
+        address = ready
         defer { waiters = [] }
-        return waiters
+        return waiters.map { ($0, ready) }
     }
 }

@@ -6,11 +6,14 @@ public struct ServerAddress: Sendable, Equatable {
     public var port: Int
     /// UDP port announced for media.
     public var mediaPort: Int
+    /// Base URL of `/metrics` and `/health`, e.g. `http://127.0.0.1:9464`; nil when not served.
+    public var operationsEndpoint: String?
 
     /// Creates an address.
-    public init(endpoint: String, port: Int, mediaPort: Int) {
+    public init(endpoint: String, port: Int, mediaPort: Int, operationsEndpoint: String? = nil) {
         self.endpoint = endpoint
         self.port = port
         self.mediaPort = mediaPort
+        self.operationsEndpoint = operationsEndpoint
     }
 }

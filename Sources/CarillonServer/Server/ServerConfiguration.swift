@@ -27,6 +27,16 @@ public struct ServerConfiguration: Sendable {
     public var maximumRequestBodyBytes: Int
     /// When meetings end by themselves (idle for 5 minutes, or 24 hours old, by default).
     public var meetingExpiry: MeetingExpiryPolicy
+    /// Serve HTTPS and WSS with this certificate; nil serves HTTP and WS (e.g. behind a TLS-terminating proxy).
+    public var tls: ServerTLS?
+    /// The base URL clients reach the control API and signaling at, when a reverse proxy stands in front of the
+    /// server (e.g. `https://meet.example.com`): MediaPlacement URLs are built from it (`https` gives `wss`
+    /// signaling). Nil builds them from ``advertisedHost``, the bound port and the scheme ``tls`` implies.
+    public var publicEndpoint: String?
+    /// Where `/metrics` and `/health` are served; nil serves neither.
+    public var operations: OperationsEndpoint?
+    /// Where the lifecycle events of meetings created with a `NotificationsConfiguration` go; nil sends none.
+    public var webhook: WebhookTarget?
 
     /// Creates a configuration; unset values take the defaults documented on each property.
     public init(
@@ -40,8 +50,16 @@ public struct ServerConfiguration: Sendable {
         accountId: String = "000000000000",
         signaling: MeetingSignalingCore.Configuration = .init(),
         maximumRequestBodyBytes: Int = 1 << 20,
-        meetingExpiry: MeetingExpiryPolicy = .init()
+        meetingExpiry: MeetingExpiryPolicy = .init(),
+        tls: ServerTLS? = nil,
+        publicEndpoint: String? = nil,
+        operations: OperationsEndpoint? = nil,
+        webhook: WebhookTarget? = nil
     ) {
+        self.webhook = webhook
+        self.operations = operations
+        self.tls = tls
+        self.publicEndpoint = publicEndpoint
         self.dataDirectory = dataDirectory
         self.host = host
         self.port = port

@@ -10,6 +10,10 @@ struct LiveMeetingTerminator: MeetingLifecycleObserver {
         rooms.removeAttendee(meetingId: meetingId, attendeeId: attendeeId)
     }
 
+    func meetingCreated(_ meeting: MeetingRecord) { rooms.events?.meetingCreated(meeting) }
+
+    func attendeeCreated(_ attendee: AttendeeRecord) { rooms.events?.attendeeCreated(attendee) }
+
     func attendeeCapabilitiesChanged(meetingId: String, attendeeIds: [String], capabilities: ControlAPI.AttendeeCapabilities) {
         // Capabilities only matter to media, which applies them at the next renegotiation.
     }

@@ -20,6 +20,7 @@ public final class MeetingRoom: @unchecked Sendable {
     private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.apply { $0.tick(now: $1) } }
     private let media: MeetingMedia?
     private let openedAt: NIODeadline
+    private let events: MeetingEventRouter?
 
     /// Creates the room of a meeting on `eventLoop`; without a media context SUBSCRIBE is refused.
     public init(
@@ -27,8 +28,10 @@ public final class MeetingRoom: @unchecked Sendable {
         eventLoop: any EventLoop,
         configuration: MeetingSignalingCore.Configuration,
         media context: MediaContext? = nil,
-        logger: Logger
+        logger: Logger,
+        events: MeetingEventRouter? = nil
     ) {
+        self.events = events
         self.meetingId = meetingId
         self.eventLoop = eventLoop
         self.core = MeetingSignalingCore(meetingId: meetingId, configuration: configuration)
@@ -151,6 +154,8 @@ public final class MeetingRoom: @unchecked Sendable {
                 media?.end(target)
             case .audioMuted(let attendeeId, let muted):
                 media?.setMuted(muted, attendeeId: attendeeId)
+            case .activity(let identity, let change):
+                events?.activity(meetingId: meetingId, identity: identity, change: change)
             }
         }
     }

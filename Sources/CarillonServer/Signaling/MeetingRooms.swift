@@ -18,6 +18,8 @@ public final class MeetingRooms: Sendable {
     private let media: MediaContext?
     private let logger: Logger
     private let state = NIOLockedValueBox(Directory())
+    /// Where meeting lifecycle events go, when the operator configured a webhook.
+    let events: MeetingEventRouter?
 
     private struct Directory {
         var rooms: [String: MeetingRoom] = [:]
@@ -35,7 +37,8 @@ public final class MeetingRooms: Sendable {
 
     /// Creates an empty directory whose meetings run on `group`; with a media context they answer SUBSCRIBE.
     public init(group: any EventLoopGroup, configuration: MeetingSignalingCore.Configuration, media: MediaContext? = nil,
-                logger: Logger) {
+                logger: Logger, events: MeetingEventRouter? = nil) {
+        self.events = events
         self.group = group
         self.configuration = configuration
         self.media = media
@@ -53,7 +56,8 @@ public final class MeetingRooms: Sendable {
                 eventLoop: group.next(),
                 configuration: configuration,
                 media: media,
-                logger: logger
+                logger: logger,
+                events: events
             )
             state.rooms[meetingId] = room
             return room
@@ -67,15 +71,18 @@ public final class MeetingRooms: Sendable {
 
     /// Ends a meeting's live sessions (it was deleted or expired) and forgets its room.
     public func endMeeting(_ meetingId: String) {
-        let room = state.withLockedValue { state in
+        let (room, first) = state.withLockedValue { state in
+            let first = !state.ended.contains(meetingId)
             state.markEnded(meetingId)
-            return state.rooms.removeValue(forKey: meetingId)
+            return (state.rooms.removeValue(forKey: meetingId), first)
         }
+        if first { events?.meetingEnded(meetingId) }
         room?.endMeeting()
     }
 
     /// Ends a deleted attendee's live sessions.
     public func removeAttendee(meetingId: String, attendeeId: String) {
+        events?.attendeeDeleted(meetingId: meetingId, attendeeId: attendeeId)
         existingRoom(for: meetingId)?.removeAttendee(attendeeId)
     }
 

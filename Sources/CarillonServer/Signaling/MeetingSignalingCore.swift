@@ -241,6 +241,11 @@ public struct MeetingSignalingCore: Sendable {
                 break
             }
             if publications[connection] != before { outputs += indexUpdate(now: now, excluding: connection) }
+            if before == nil, let started = publications[connection] {
+                outputs.append(.activity(started.identity, .videoStarted))
+            } else if let before, publications[connection] == nil {
+                outputs.append(.activity(before.identity, .videoStopped))
+            }
         case .failure(let refusal):
             frame.error = Self.errorBody(refusal.status, refusal.message)
         }
@@ -271,6 +276,7 @@ public struct MeetingSignalingCore: Sendable {
             guard let deadline = participant.dropDeadline, deadline <= now.monotonic else { continue }
             participants[attendeeId] = nil
             outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: true)], now: now)
+            outputs.append(.activity(participant.identity, .dropped))
         }
         for (connection, state) in connections where state.lastActivity + configuration.idleTimeout <= now.monotonic {
             outputs.append(.close(connection, code: SignalingCloseCode.idle))
@@ -308,6 +314,7 @@ public struct MeetingSignalingCore: Sendable {
             }
             if let participant = participants.removeValue(forKey: id) {
                 outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: false)], now: now)
+                outputs.append(.activity(participant.identity, .left))
             }
         }
         return outputs
@@ -342,6 +349,7 @@ public struct MeetingSignalingCore: Sendable {
                 outputs += endPublication(of: old, now: now)
             }
         }
+        if participants[identity.attendeeId] == nil { outputs.append(.activity(identity, .joined)) }
         let participant = Participant(
             identity: identity,
             streamId: allocateStreamId(),
@@ -388,6 +396,7 @@ public struct MeetingSignalingCore: Sendable {
             participants[state.identity.attendeeId] = nil
             outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: false)], now: now,
                                  excluding: connection)
+            outputs.append(.activity(participant.identity, .left))
         }
         state.left = true
         connections[connection] = state
@@ -464,8 +473,8 @@ public struct MeetingSignalingCore: Sendable {
     /// Removes the publication of a socket that ended or left, telling everyone else with a new INDEX.
     private mutating func endPublication(of connection: SignalingConnectionID, now: ClockReading) -> [MeetingSignalingOutput] {
         pendingVideo[connection] = nil
-        guard publications.removeValue(forKey: connection) != nil else { return [] }
-        return indexUpdate(now: now, excluding: connection)
+        guard let ended = publications.removeValue(forKey: connection) else { return [] }
+        return indexUpdate(now: now, excluding: connection) + [.activity(ended.identity, .videoStopped)]
     }
 
     /// A fresh INDEX for every joined socket but `excluded` (each sees every source but its own attendee's).

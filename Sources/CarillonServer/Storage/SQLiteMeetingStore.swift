@@ -106,6 +106,14 @@ public final class SQLiteMeetingStore: MeetingStore {
         return try bodies.map { try Self.decoder.decode(MeetingRecord.self, from: Data($0.utf8)) }
     }
 
+    /// How many meetings and attendees the store holds (for metrics and readiness; two `COUNT(*)` queries).
+    public func counts() async throws -> (meetings: Int, attendees: Int) {
+        try await writer.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM meeting") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM attendee") ?? 0)
+        }
+    }
+
     /// See ``MeetingStore``.
     public func deleteMeeting(id: String) async throws -> Bool {
         try await writer.write { db in

@@ -134,13 +134,14 @@ public final class DefaultCameraCaptureSource: CameraCaptureSource, @unchecked S
     }
 
     private func startCapture() {
-        let cameras = self.cameras, logger = self.logger
+        let cameras = self.cameras, carried = CrossThreadLogger(self.logger)
         let listed = cameras.cameras
         let (device, format) = lock.withLock {
             if chosenDevice == nil { chosenDevice = Self.defaultDevice(in: listed) }
             return (chosenDevice, chosenFormat)
         }
         capture.start { () throws(CaptureSourceError) -> CaptureSetup in
+            let logger = carried.logger
             guard let device else {
                 logger.error(msg: "DefaultCameraCaptureSource: no camera to capture from")
                 throw .configurationFailure

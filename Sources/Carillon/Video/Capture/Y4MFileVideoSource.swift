@@ -57,9 +57,9 @@ public final class Y4MFileVideoSource: VideoCaptureSource, @unchecked Sendable {
 
     /// See ``VideoCaptureSource/start()``: plays from the first frame.
     public func start() {
-        let (path, width, height, fps, logger) = (path, width, height, fps, logger)
+        let (path, width, height, fps, carried) = (path, width, height, fps, CrossThreadLogger(logger))
         capture.start { () throws(CaptureSourceError) -> CaptureSetup in
-            CaptureSetup(producer: try Y4MPictures(path: path, width: width, height: height, logger: logger),
+            CaptureSetup(producer: try Y4MPictures(path: path, width: width, height: height, logger: carried.logger),
                          framesPerSecond: fps)
         }
     }

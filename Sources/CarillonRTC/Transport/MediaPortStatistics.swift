@@ -1,0 +1,16 @@
+/// Counters of a ``MediaPort`` since it was bound: every datagram through the one UDP socket, both ways.
+public struct MediaPortStatistics: Sendable, Equatable {
+    /// Datagrams read from the socket.
+    public var datagramsReceived = 0
+    /// Bytes of the datagrams read (UDP payload).
+    public var bytesReceived = 0
+    /// Datagrams written to the socket.
+    public var datagramsSent = 0
+    /// Bytes of the datagrams written (UDP payload).
+    public var bytesSent = 0
+    /// Datagrams dropped because no connection claimed them (no known source address, no matching ICE username).
+    public var datagramsUnrouted = 0
+
+    /// All zero.
+    public init() {}
+}

@@ -1,0 +1,66 @@
+/// The control-API operations this server answers, named as Chime names them (the `operation` label of the request
+/// metrics).
+public enum ControlAPIOperation: String, Sendable, CaseIterable {
+    /// CreateMeeting.
+    case createMeeting = "CreateMeeting"
+    /// CreateMeetingWithAttendees.
+    case createMeetingWithAttendees = "CreateMeetingWithAttendees"
+    /// ListMeetings.
+    case listMeetings = "ListMeetings"
+    /// GetMeeting.
+    case getMeeting = "GetMeeting"
+    /// DeleteMeeting.
+    case deleteMeeting = "DeleteMeeting"
+    /// CreateAttendee.
+    case createAttendee = "CreateAttendee"
+    /// BatchCreateAttendee.
+    case batchCreateAttendee = "BatchCreateAttendee"
+    /// ListAttendees.
+    case listAttendees = "ListAttendees"
+    /// GetAttendee.
+    case getAttendee = "GetAttendee"
+    /// DeleteAttendee.
+    case deleteAttendee = "DeleteAttendee"
+    /// BatchUpdateAttendeeCapabilitiesExcept.
+    case batchUpdateAttendeeCapabilitiesExcept = "BatchUpdateAttendeeCapabilitiesExcept"
+    /// UpdateAttendeeCapabilities.
+    case updateAttendeeCapabilities = "UpdateAttendeeCapabilities"
+    /// StartMeetingTranscription.
+    case startMeetingTranscription = "StartMeetingTranscription"
+    /// StopMeetingTranscription.
+    case stopMeetingTranscription = "StopMeetingTranscription"
+    /// TagResource.
+    case tagResource = "TagResource"
+    /// UntagResource.
+    case untagResource = "UntagResource"
+    /// ListTagsForResource.
+    case listTagsForResource = "ListTagsForResource"
+
+    /// The operation a request's method, path segments and `operation` query parameter name; nil for none.
+    init?(method: String, segments: [String], operation: String?) {
+        switch (method, segments.count, segments.first) {
+        case ("POST", 1, "meetings"):
+            self = operation == "create-attendees" ? .createMeetingWithAttendees : .createMeeting
+        case ("GET", 1, "meetings"): self = .listMeetings
+        case ("GET", 2, "meetings"): self = .getMeeting
+        case ("DELETE", 2, "meetings"): self = .deleteMeeting
+        case ("POST", 3, "meetings") where segments[2] == "attendees":
+            self = operation == "batch-create" ? .batchCreateAttendee : .createAttendee
+        case ("GET", 3, "meetings") where segments[2] == "attendees": self = .listAttendees
+        case ("PUT", 4, "meetings") where segments[2] == "attendees" && segments[3] == "capabilities":
+            self = .batchUpdateAttendeeCapabilitiesExcept
+        case ("GET", 4, "meetings") where segments[2] == "attendees": self = .getAttendee
+        case ("DELETE", 4, "meetings") where segments[2] == "attendees": self = .deleteAttendee
+        case ("PUT", 5, "meetings") where segments[2] == "attendees" && segments[4] == "capabilities":
+            self = .updateAttendeeCapabilities
+        case ("POST", 3, "meetings") where segments[2] == "transcription" && operation == "start":
+            self = .startMeetingTranscription
+        case ("POST", 3, "meetings") where segments[2] == "transcription" && operation == "stop":
+            self = .stopMeetingTranscription
+        case ("POST", 1, "tags") where operation == "tag-resource": self = .tagResource
+        case ("POST", 1, "tags") where operation == "untag-resource": self = .untagResource
+        case ("GET", 1, "tags"): self = .listTagsForResource
+        default: return nil
+        }
+    }
+}
