@@ -114,6 +114,7 @@ let package = Package(
             name: "carillon",
             dependencies: [
                 "Carillon",
+                "CarillonCodecs",
                 "CarillonRTC",
                 "CarillonServer",
                 "CarillonProtocol",

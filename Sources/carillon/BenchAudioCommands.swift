@@ -134,6 +134,8 @@ extension BenchCommand {
             abstract: "CPU of one SDK session in a call (a `carillon join` child process sending a tone and playing the mix)."
         )
         @Option(help: "Seconds to measure.") var seconds = 30
+        @Flag(name: .customLong("voice-focus"), help: "Measure the session with Voice Focus on (`carillon join --voice-focus`).")
+        var voiceFocus = false
 
         func validate() throws {
             guard (1...600).contains(seconds) else { throw ValidationError("--seconds must be 1...600") }
@@ -155,6 +157,7 @@ extension BenchCommand {
             child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
             child.arguments = ["join", "--endpoint", bench.address.endpoint, "--meeting", meeting.meetingId, "--name", "measured",
                                "--audio-in", "tone:440", "--audio-out", "/dev/null", "--duration", String(seconds + 3)]
+                + (voiceFocus ? ["--voice-focus"] : [])
             child.environment = ProcessInfo.processInfo.environment.merging([
                 "CARILLON_ACCESS_KEY_ID": bench.accessKey.accessKeyId, "CARILLON_SECRET_ACCESS_KEY": bench.accessKey.secretAccessKey,
             ]) { $1 }
@@ -175,7 +178,10 @@ extension BenchCommand {
             guard printed.contains("in the meeting"), child.terminationStatus == 0 else {
                 throw BenchTimeout(what: "the measured session to join and leave cleanly:\n\(printed)")
             }
-            StandardOutput.line(String(format: "one SDK session in a call (Opus 48 kHz stereo send and receive, 20 ms frames): %.2f %% of one core over %d s",
+            guard !printed.contains("Voice Focus is unavailable") else {
+                throw ValidationError("Voice Focus is unavailable in the measured session:\n\(printed)")
+            }
+            StandardOutput.line(String(format: "one SDK session in a call (Opus 48 kHz stereo send and receive, 20 ms frames, Voice Focus \(voiceFocus ? "on" : "off")): %.2f %% of one core over %d s",
                                        cpu * 100, seconds))
         }
     }

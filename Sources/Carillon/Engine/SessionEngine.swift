@@ -76,6 +76,8 @@ final class SessionEngine: @unchecked Sendable {
     struct Mirror {
         var started = false
         var inMeeting = false
+        /// What the app last asked of Voice Focus in this session (the media core applies it on the loop).
+        var voiceFocus = false
     }
 
     init(
@@ -114,6 +116,8 @@ final class SessionEngine: @unchecked Sendable {
         mirror.withLock { mirror in
             guard !mirror.started else { return false }
             mirror.started = true
+            // Chime: Voice Focus is off whenever the audio session starts.
+            mirror.voiceFocus = false
             return true
         }
     }
@@ -122,6 +126,8 @@ final class SessionEngine: @unchecked Sendable {
         let budget = TimeAmount.milliseconds(Int64(max(0, configuration.reconnectTimeoutMs)))
         eventLoop.execute {
             self.audioConfiguration = configuration
+            // Off at every start (a library, not a state, is held here: nothing to fail).
+            try? self.mediaCore.setVoiceFocus(nil)
             self.apply { $0.start(reconnectBudget: budget, now: $1) }
         }
     }
@@ -146,6 +152,26 @@ final class SessionEngine: @unchecked Sendable {
             self.mediaCore.setMuted(muted)
         }
         return true
+    }
+
+    /// Whether Voice Focus is on (as last set by ``setVoiceFocus(_:)`` in this session).
+    var isVoiceFocusEnabled: Bool { mirror.withLock { $0.voiceFocus } }
+
+    /// Turns Voice Focus on with `library` (the loaded RNNoise) or off with nil, from the next 20 ms frame; fails with
+    /// `audioClientNotStarted` when the session is not in the meeting. The change is one hop to the loop: the frame
+    /// path itself takes no lock.
+    func setVoiceFocus(_ library: RNNoiseLibrary?) -> VoiceFocusError? {
+        guard isInMeeting else { return .audioClientNotStarted }
+        mirror.withLock { $0.voiceFocus = library != nil }
+        eventLoop.execute { [logger] in
+            do {
+                try self.mediaCore.setVoiceFocus(library)
+            } catch {
+                logger.error(msg: "Voice Focus could not start: \(error)")
+                self.mirror.withLock { $0.voiceFocus = false }
+            }
+        }
+        return nil
     }
 
     /// Sends a validated data message; false when the session is not in the meeting.
