@@ -10,8 +10,8 @@ from scipy.io import wavfile
 
 pystoi = pytest.importorskip("pystoi")
 
-# The two implementations resample to 10 kHz with different filters; beyond that they compute the same thing.
-TOLERANCE = 0.01
+# The two implementations resample to 10 kHz with different filters (measured difference 0.0004 at most).
+TOLERANCE = 0.005
 
 
 def test_stoi_matches_pystoi(tmp_path):

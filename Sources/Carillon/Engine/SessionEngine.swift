@@ -6,6 +6,10 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Runs one session on one event loop: the sans-IO ``SignalingSessionCore`` with its ``SignalingSocket``, and the
 /// sans-IO ``SessionMediaCore`` with the media connection's socket and the audio devices, under a single timer that
 /// follows the earlier of the two cores' deadlines. Events go to the app's observers on the callback queue.
@@ -72,6 +76,15 @@ final class SessionEngine: @unchecked Sendable {
         var input: any AudioInputSource
         let output: any AudioOutputSink
     }
+
+    /// The environment variable that turns echo cancellation, gain control and the high-pass filter off on real
+    /// devices: `CARILLON_ECHO_CANCELLATION=off` (for a headset, or an external canceller).
+    static let echoCancellationVariable = "CARILLON_ECHO_CANCELLATION"
+    /// Read once per process: whether echo cancellation may run on real devices.
+    static let echoCancellationAllowed: Bool = {
+        guard let value = getenv(echoCancellationVariable) else { return true }
+        return !["off", "0", "false", "no"].contains(String(cString: value).lowercased())
+    }()
 
     struct Mirror {
         var started = false
@@ -287,9 +300,16 @@ final class SessionEngine: @unchecked Sendable {
             switch effect {
             case .openDevices(let format, let microphone, let speaker):
                 devices?.output.close()
-                devices = OpenDevices(
+                let opened = OpenDevices(
                     input: microphone ? deviceController.openInput(format: format) : SilenceAudioSource(format: format),
                     output: speaker ? deviceController.openOutput(format: format) : NullAudioSink(format: format))
+                devices = opened
+                // Echo exists only between a real speaker and a real microphone; virtual devices have none to cancel.
+                let cancelsEcho = Self.echoCancellationAllowed
+                    && opened.input is ALSACaptureSource && opened.output is ALSAPlaybackSink
+                do { try mediaCore.setEchoCancellation(cancelsEcho) } catch {
+                    logger.error(msg: "echo cancellation is unavailable: \(error)")
+                }
             case .closeDevices:
                 devices?.output.close()
                 devices = nil

@@ -60,6 +60,8 @@ enum SessionMediaEffect: Sendable, Equatable {
 ///   a sender report is echoed in the next report block.
 /// * Voice Focus (``setVoiceFocus(_:)``): the send pipeline's RNNoise suppressor, kept on across media connections
 ///   until turned off; each connection makes its own suppressor state once, never per frame.
+/// * Echo cancellation (``setEchoCancellation(_:)``): on real sound cards the played frames are the far-end reference
+///   of the send pipeline's ``EchoCanceller``.
 /// * Devices: which ones a connection uses follows ``AudioDeviceCapabilities`` (``Connection/capabilities``); a
 ///   device chosen mid-call (``devicesChanged()``) reopens them within the same capabilities.
 ///
@@ -130,6 +132,9 @@ final class SessionMediaCore {
 
     /// Whether Voice Focus is on (it applies to the current media connection and to later ones).
     var isVoiceFocusEnabled: Bool { voiceFocusLibrary != nil }
+
+    /// Whether the current media connection cancels echo (``setEchoCancellation(_:)``).
+    var isCancellingEcho: Bool { audio?.send.echoCanceller != nil }
 
     /// Whether nothing is sent.
     var isMuted: Bool { audio?.send.isMuted ?? false }
@@ -213,7 +218,9 @@ final class SessionMediaCore {
         if let packet = audio.send.process(frame) {
             effects.append(.sendRTP(packet.serialized()))
         }
-        effects.append(.play(audio.receive.nextFrame(now: now.monotonic)))
+        let played = audio.receive.nextFrame(now: now.monotonic)
+        audio.send.played(played)
+        effects.append(.play(played))
         if now.monotonic >= audio.metrics.nextDeadline {
             effects += secondElapsed(&audio, now: now)
         }
@@ -249,6 +256,19 @@ final class SessionMediaCore {
         audio.send.setNoiseSuppressor(library == nil ? nil : audio.suppressor)
         voiceFocusLibrary = library
         self.audio = audio
+    }
+
+    /// Turns echo cancellation (with gain control and the high-pass filter) on or off for the current media
+    /// connection; the shell decides after opening the devices (on for real sound cards, off for virtual devices).
+    /// Throws when the library refuses its settings, leaving it off.
+    func setEchoCancellation(_ enabled: Bool) throws(EchoCanceller.Failure) {
+        guard let audio else { return }
+        guard enabled else {
+            audio.send.setEchoCanceller(nil)
+            return
+        }
+        guard audio.send.echoCanceller == nil else { return }
+        audio.send.setEchoCanceller(try EchoCanceller(format: audio.send.captureFormat))
     }
 
     /// The app chose another device, or the active one changed: reopen the devices the capabilities allow (nothing
