@@ -47,6 +47,7 @@ import Glibc
         let nearAlone = 9 * Self.rate..<12 * Self.rate - Self.frame
         let kept = 10 * log10(Self.energy(output, nearAlone) / Self.energy(near, nearAlone))
         #expect(abs(kept) <= 3, "near end changed by \(kept) dB")
+        print("simulated echo path: \(removed) dB of echo removed after 3 s, near end alone changed by \(kept) dB")
     }
 
     @Test func refusesFormatsTheLibraryCannotTake() {
