@@ -49,11 +49,34 @@ public struct NoiseSuppressionScore: Sendable {
 
     /// The RMS level of `signal` over the corpus's pauses, in dB relative to full scale, when `signal` lags the corpus
     /// by `delay` samples: what "noise in the pauses" means in every Voice Focus figure.
-    public static func pauseLevelDB(_ signal: [Int16], corpus: SpeechCorpus, delay: Int) -> Double {
+    ///
+    /// For audio that went through a network, whose jitter buffer adds and drops frames (and a loaded machine's
+    /// stalls drop more), the delay drifts: with `driftSeconds` above 0 each pause is measured at the delay that best
+    /// aligns the phrase before it, searched that far around the previous one, and `extraMargin` samples more are left
+    /// out at each end of every pause.
+    public static func pauseLevelDB(_ signal: [Int16], corpus: SpeechCorpus, delay: Int, extraMargin: Int = 0,
+                                    driftSeconds: Double = 0) -> Double {
+        let block = SpeechCorpus.sampleRate / 1000
+        let cleanEnvelope = driftSeconds > 0 ? envelope(corpus.clean, block: block) : []
+        let signalEnvelope = driftSeconds > 0 ? envelope(signal.lazy.map(Double.init), block: block) : []
+        let drift = Int(driftSeconds * 1000)
+        var current = delay
         var energy = 0.0, count = 0
-        for pause in corpus.pauses {
-            for index in pause where index + delay < signal.count {
-                energy += Double(signal[index + delay]) * Double(signal[index + delay])
+        for pause in corpus.pauses where pause.count > 2 * extraMargin {
+            if drift > 0, let phrase = corpus.phrases.last(where: { $0.upperBound <= pause.lowerBound }) {
+                let blocks = (phrase.lowerBound / block)..<(phrase.upperBound / block)
+                var best = (lag: current / block, score: -Double.infinity)
+                for lag in max(0, current / block - drift)...(current / block + drift) {
+                    var score = 0.0
+                    for index in blocks where index + lag < signalEnvelope.count {
+                        score += cleanEnvelope[index] * signalEnvelope[index + lag]
+                    }
+                    if score > best.score { best = (lag, score) }
+                }
+                current = best.lag * block
+            }
+            for index in (pause.lowerBound + extraMargin)..<(pause.upperBound - extraMargin) where index + current < signal.count {
+                energy += Double(signal[index + current]) * Double(signal[index + current])
                 count += 1
             }
         }
@@ -61,27 +84,31 @@ public struct NoiseSuppressionScore: Sendable {
         return 10 * log10(energy / Double(count) / (Double(Int16.max) * Double(Int16.max)))
     }
 
-    /// How many samples `signal` lags the corpus's clean speech (0 up to `maximumLagSeconds`): the lag that best
-    /// correlates their 1 ms level envelopes, refined to the sample.
-    public static func delay(of signal: [Int16], corpus: SpeechCorpus, maximumLagSeconds: Double = 1) -> Int {
-        let block = SpeechCorpus.sampleRate / 1000
-        func envelope(_ values: some RandomAccessCollection<Double>) -> [Double] {
-            let blocks = values.count / block
-            var result = [Double](repeating: 0, count: blocks)
-            var iterator = values.makeIterator()
-            for index in 0..<blocks {
-                var energy = 0.0
-                for _ in 0..<block { let value = iterator.next() ?? 0; energy += value * value }
-                result[index] = energy.squareRoot()
-            }
-            let mean = result.reduce(0, +) / Double(max(1, blocks))
-            return result.map { $0 - mean }
+    /// The RMS of each `block` samples, less the mean: a level envelope for correlating.
+    private static func envelope(_ values: some Collection<Double>, block: Int) -> [Double] {
+        let blocks = values.count / block
+        var result = [Double](repeating: 0, count: blocks)
+        var iterator = values.makeIterator()
+        for index in 0..<blocks {
+            var energy = 0.0
+            for _ in 0..<block { let value = iterator.next() ?? 0; energy += value * value }
+            result[index] = energy.squareRoot()
         }
-        let clean = envelope(corpus.clean)
-        let other = envelope(signal.lazy.map(Double.init))
+        let mean = result.reduce(0, +) / Double(max(1, blocks))
+        return result.map { $0 - mean }
+    }
+
+    /// How many samples `signal` lags the corpus's clean speech (`minimumLagSeconds` up to `maximumLagSeconds`): the
+    /// lag that best correlates their 1 ms level envelopes, refined to the sample.
+    public static func delay(of signal: [Int16], corpus: SpeechCorpus, minimumLagSeconds: Double = 0,
+                             maximumLagSeconds: Double = 1) -> Int {
+        let block = SpeechCorpus.sampleRate / 1000
+        let clean = envelope(corpus.clean, block: block)
+        let other = envelope(signal.lazy.map(Double.init), block: block)
         let maximumBlocks = Int(maximumLagSeconds * 1000)
-        var best = (lag: 0, score: -Double.infinity)
-        for lag in 0...maximumBlocks where lag < other.count {
+        let minimumBlocks = min(maximumBlocks, max(0, Int(minimumLagSeconds * 1000)))
+        var best = (lag: minimumBlocks, score: -Double.infinity)
+        for lag in minimumBlocks...maximumBlocks where lag < other.count {
             var score = 0.0
             for index in 0..<min(clean.count, other.count - lag) { score += clean[index] * other[index + lag] }
             if score > best.score { best = (lag, score) }
