@@ -1,11 +1,11 @@
 # Carillon: every set-up step lives here, so a fresh Debian 12 machine with Swift 6.3 needs nothing else.
 SHELL := /bin/bash
-APT_PACKAGES := libssl-dev libsrtp2-dev libopus-dev libvpx-dev libyuv-dev libasound2-dev libsqlite3-dev pkg-config protobuf-compiler chromium iproute2 nginx-light openssl
+APT_PACKAGES := libssl-dev libsrtp2-dev libopus-dev libvpx-dev libyuv-dev libasound2-dev libwebrtc-audio-processing-dev libsqlite3-dev pkg-config protobuf-compiler chromium iproute2 nginx-light openssl
 VENV := .venv
-PYTHON_PACKAGES := boto3 pytest requests aiortc==1.16.0 websockets protobuf prometheus_client
+PYTHON_PACKAGES := boto3 pytest requests aiortc==1.16.0 websockets protobuf prometheus_client pystoi==0.4.1
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: all deps apt-deps python-deps build demo test test-swift test-interop check-generated fuzz clean
+.PHONY: all deps apt-deps python-deps rnnoise build demo test test-swift test-interop check-generated fuzz clean
 
 all: build
 
@@ -20,14 +20,19 @@ apt-deps:
 
 ## Creates the project-local Python environment for the interop tests.
 python-deps:
-	@if ! $(VENV)/bin/python -c "import boto3, pytest, requests, aiortc, websockets, google.protobuf, prometheus_client" >/dev/null 2>&1; then \
+	@if ! $(VENV)/bin/python -c "import boto3, pytest, requests, aiortc, websockets, google.protobuf, prometheus_client, pystoi" >/dev/null 2>&1; then \
 		echo "creating $(VENV) with $(PYTHON_PACKAGES)"; \
 		python3 -m venv $(VENV) || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 			$$SUDO apt-get install -y -qq python3-venv >/dev/null && python3 -m venv $(VENV); }; \
 		$(VENV)/bin/pip install -q --disable-pip-version-check $(PYTHON_PACKAGES); \
 	fi
 
-deps: apt-deps python-deps
+## Installs RNNoise for Voice Focus (pinned pyrnnoise wheel from PyPI, hash-checked) into .deps/rnnoise/, where the SDK
+## loads it at run time.
+rnnoise: python-deps
+	bash scripts/install-rnnoise.sh $(VENV)/bin/pip
+
+deps: apt-deps python-deps rnnoise
 
 build: apt-deps
 	swift build $(SWIFT_BUILD_FLAGS)
@@ -42,7 +47,7 @@ check-generated: apt-deps
 
 ## Unit tests run in parallel; then the whole-meeting simulations (virtual time, CPU-bound); then the end-to-end
 ## tests (real sockets, real time) one at a time, so their timing never competes with CPU-bound tests.
-test-swift: apt-deps
+test-swift: apt-deps rnnoise
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests
 	swift test $(SWIFT_BUILD_FLAGS) --skip-build --skip EndToEndTests --skip MeetingSimulationTests
 	swift test $(SWIFT_BUILD_FLAGS) --skip-build --filter MeetingSimulationTests

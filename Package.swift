@@ -86,6 +86,18 @@ let package = Package(
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
+        // The extern "C" wrapper around webrtc-audio-processing's C++ API (echo cancellation, gain control, high-pass),
+        // from Debian's libwebrtc-audio-processing-dev. Its pkg-config flags are spelt out here: SwiftPM drops the -D
+        // flags of a system library's pkg-config file, and the headers do not compile without them.
+        .target(
+            name: "CCarillonAudioProcessing",
+            cxxSettings: [
+                .define("WEBRTC_POSIX"),
+                .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD"),
+                .unsafeFlags(["-I/usr/include/webrtc_audio_processing"]),
+            ],
+            linkerSettings: [.linkedLibrary("webrtc_audio_processing"), .linkedLibrary("stdc++")]
+        ),
         .target(
             name: "CarillonServer",
             dependencies: [
@@ -112,6 +124,7 @@ let package = Package(
             name: "Carillon",
             dependencies: [
                 "CCarillonALSA",
+                "CCarillonAudioProcessing",
                 "CarillonCodecs",
                 "CarillonProtocol",
                 "CarillonRTC",
@@ -128,6 +141,7 @@ let package = Package(
             name: "carillon",
             dependencies: [
                 "Carillon",
+                "CarillonCodecs",
                 "CarillonRTC",
                 "CarillonServer",
                 "CarillonProtocol",

@@ -137,6 +137,8 @@ extension BenchCommand {
         @Option(help: "Seconds to measure.") var seconds = 30
         @Flag(help: "The measured session also sends 640x360 at 15 fps and receives three such streams (from attendees in this process).")
         var video = false
+        @Flag(name: .customLong("voice-focus"), help: "Measure the session with Voice Focus on (`carillon join --voice-focus`).")
+        var voiceFocus = false
 
         func validate() throws {
             guard (1...600).contains(seconds) else { throw ValidationError("--seconds must be 1...600") }
@@ -170,7 +172,7 @@ extension BenchCommand {
             child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
             child.arguments = ["join", "--endpoint", bench.address.endpoint, "--meeting", meeting.meetingId, "--name", "measured",
                                "--audio-in", "tone:440", "--audio-out", "/dev/null", "--duration", String(seconds + (video ? 8 : 3))]
-                + (video ? ["--video-in", "pattern:red", "--json"] : [])
+                + (video ? ["--video-in", "pattern:red", "--json"] : []) + (voiceFocus ? ["--voice-focus"] : [])
             child.environment = ProcessInfo.processInfo.environment.merging([
                 "CARILLON_ACCESS_KEY_ID": bench.accessKey.accessKeyId, "CARILLON_SECRET_ACCESS_KEY": bench.accessKey.secretAccessKey,
             ]) { $1 }
@@ -196,9 +198,13 @@ extension BenchCommand {
             guard child.terminationStatus == 0, text.contains(video ? "\"event\":\"started\"" : "in the meeting") else {
                 throw BenchTimeout(what: "the measured session to join and leave cleanly:\n\(text)")
             }
+            guard !text.contains("Voice Focus is unavailable") else {
+                throw ValidationError("Voice Focus is unavailable in the measured session:\n\(text)")
+            }
+            let focus = "Voice Focus \(voiceFocus ? "on" : "off")"
             guard video else {
-                StandardOutput.line(String(format: "one SDK session in a call (Opus 48 kHz stereo send and receive, 20 ms frames): %.2f %% of one core over %d s",
-                                           cpu * 100, seconds))
+                StandardOutput.line(String(format: "one SDK session in a call (Opus 48 kHz stereo send and receive, 20 ms frames, %@): %.2f %% of one core over %d s",
+                                           focus, cpu * 100, seconds))
                 return
             }
             // The last videoStats line of each remote attendee: what the measured session decoded.
@@ -209,8 +215,8 @@ extension BenchCommand {
                 fps[attendee] = rate
             }
             guard fps.count == 3 else { throw BenchTimeout(what: "three decoded streams at the measured session (saw \(fps))") }
-            StandardOutput.line(String(format: "one SDK session sending 640x360 VP8 at 15 fps and receiving three 640x360 streams (decoding %@), with Opus both ways: %.2f %% of one core over %d s",
-                                       fps.keys.sorted().map { String(format: "%@ %.1f fps", $0, fps[$0]!) }.joined(separator: ", "),
+            StandardOutput.line(String(format: "one SDK session sending 640x360 VP8 at 15 fps and receiving three 640x360 streams (decoding %@), with Opus both ways, %@: %.2f %% of one core over %d s",
+                                       fps.keys.sorted().map { String(format: "%@ %.1f fps", $0, fps[$0]!) }.joined(separator: ", "), focus,
                                        cpu * 100, seconds))
         }
     }

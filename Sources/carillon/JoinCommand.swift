@@ -43,6 +43,10 @@ struct JoinCommand: AsyncParsableCommand {
     @Option(name: .customLong("audio-out"), help: "Record what the bot hears into this WAV file.")
     var audioOut: String?
 
+    @Flag(name: .customLong("voice-focus"),
+          help: "Turn Voice Focus on once in the meeting: RNNoise removes fans, typing and other noise from what the bot sends.")
+    var voiceFocus = false
+
     @Flag(help: "Print the audio metrics (send and receive packet loss, %) once a second.")
     var metrics = false
 
@@ -139,7 +143,7 @@ struct JoinCommand: AsyncParsableCommand {
             if let audioOut { session.audioVideo.chooseAudioDevice(mediaDevice: devices.addRecorder(path: audioOut)) }
         }
         let events = AsyncStream.makeStream(of: BotEvent.self)
-        let mute = self.mute
+        let mute = self.mute, voiceFocus = self.voiceFocus
         // Attendee id to ExternalUserId, from the roster, for naming tiles and their files.
         let names = Mutex<[String: String]>([:])
         let printer = AttendeeEventPrinter(
@@ -147,6 +151,10 @@ struct JoinCommand: AsyncParsableCommand {
             json: json,
             onStart: { reconnecting in
                 if mute && !reconnecting { _ = session.audioVideo.realtimeLocalMute() }
+                // The SDK logs why when it refuses (no RNNoise library).
+                if voiceFocus && !reconnecting && !session.audioVideo.realtimeSetVoiceFocusEnabled(enabled: true) {
+                    StandardOutput.line("Voice Focus is unavailable")
+                }
             },
             onStop: { status in events.continuation.yield(.stopped(status)) },
             onRoster: { change in

@@ -4,8 +4,12 @@ import CarillonRTC
 /// The uplink audio path from captured PCM to RTP, sans-IO: fed one captured frame every 20 ms, it returns the RTP
 /// packet to send.
 ///
-/// Each frame is converted to the encoder's format when needed (16 kHz is resampled to 48 kHz; a stereo frame is
-/// downmixed for a mono session and the reverse), measured (RFC 6464 level and voice activity), Opus-encoded
+/// On real devices each captured frame first loses the echo of what the session plays (``setEchoCanceller(_:)``,
+/// fed the playout through ``played(_:)``), with gain control and a high-pass filter. Each frame is then converted to
+/// the encoder's format when needed (16 kHz is resampled to 48 kHz; a stereo frame is
+/// downmixed for a mono session and the reverse), cleaned by Voice Focus when it is on (``setNoiseSuppressor(_:)``:
+/// RNNoise at 48 kHz, so the level and voice activity that follow ignore the fan), measured (RFC 6464 level and voice
+/// activity), Opus-encoded
 /// (48 kHz, VoIP, in-band FEC and DTX on: in silence the encoder returns 1-3 byte packets, which are sent all the same
 /// so the stream and its audio levels stay alive) and packetized: sequence numbers continue by one per packet, the
 /// timestamp by the frame's duration at the 48 kHz RTP clock (960 per 20 ms), with the negotiated payload type, the
@@ -62,6 +66,11 @@ final class AudioSendPipeline {
     private(set) var statistics = Statistics()
     /// The loss the encoder was last told to expect (``setExpectedPacketLossPercent(_:)``), 0-100 %.
     private(set) var expectedPacketLossPercent = 0
+    /// Voice Focus: the suppressor every frame goes through before it is measured and encoded; nil when off.
+    private(set) var noiseSuppressor: NoiseSuppressor?
+    /// Echo cancellation, gain control and high-pass filter on the captured frame, in the capture format; nil when off
+    /// (virtual devices, or turned off).
+    private(set) var echoCanceller: EchoCanceller?
 
     /// The RTP timestamp of the next frame: what a sender report pairs with the wall clock now.
     var nextTimestamp: UInt32 { timestamp }
@@ -96,6 +105,23 @@ final class AudioSendPipeline {
         isMuted = muted
     }
 
+    /// Turns Voice Focus on with `suppressor` (made for ``encoderFormat``), or off with nil; takes effect with the
+    /// next frame. Turning it on again with the same suppressor continues its state.
+    func setNoiseSuppressor(_ suppressor: NoiseSuppressor?) {
+        noiseSuppressor = suppressor
+    }
+
+    /// Turns echo cancellation (with gain control and the high-pass filter) on with `canceller` (made for
+    /// ``captureFormat``) or off with nil, from the next frame.
+    func setEchoCanceller(_ canceller: EchoCanceller?) {
+        echoCanceller = canceller
+    }
+
+    /// What the session plays now: the far-end reference the echo canceller removes from later captures.
+    func played(_ frame: AudioFrame) {
+        echoCanceller?.played(frame)
+    }
+
     /// Tells the encoder the loss the receiver reports (RTCP), 0-100 %, so in-band FEC matches it.
     func setExpectedPacketLossPercent(_ percent: Int) {
         let clamped = min(100, max(0, percent))
@@ -110,7 +136,8 @@ final class AudioSendPipeline {
     /// Takes one captured frame (20 ms normally; 10, 40 and 60 ms work too) and returns the packet to send, or nil
     /// when muted or when the frame cannot be encoded.
     func process(_ captured: AudioFrame) -> RTPPacket? {
-        let frame = convert(captured)
+        var frame = convert(echoCanceller?.process(captured) ?? captured)
+        if let noiseSuppressor { frame = noiseSuppressor.process(frame) }
         inputLevel = AudioLevel.rfc6464Level(frame)
         inputVoiceActive = AudioLevel.isVoiceActive(frame)
         let packetTimestamp = timestamp

@@ -1,3 +1,4 @@
+import CarillonCodecs
 import CarillonProtocol
 import Dispatch
 import Foundation
@@ -331,6 +332,37 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
     public func realtimeLocalMute() -> Bool { engine?.setMuted(true) ?? false }
     /// See ``RealtimeControllerFacade``.
     public func realtimeLocalUnmute() -> Bool { engine?.setMuted(false) ?? false }
+    /// See ``RealtimeControllerFacade``.
+    public func realtimeSetVoiceFocusEnabled(enabled: Bool) -> Bool {
+        let action = enabled ? "enable" : "disable"
+        guard let engine else {
+            logger.error(msg: "realtimeSetVoiceFocusEnabled: cannot \(action) Voice Focus: \(VoiceFocusError.audioClientNotStarted)")
+            return false
+        }
+        var library: RNNoiseLibrary?
+        if enabled {
+            switch RNNoiseLibrary.shared {
+            case .success(let loaded):
+                library = loaded
+            case .failure(let reason):
+                logger.error(msg: "realtimeSetVoiceFocusEnabled: cannot enable Voice Focus: \(VoiceFocusError.notInitialized): \(reason)")
+                return false
+            }
+        }
+        if let error = engine.setVoiceFocus(library) {
+            logger.error(msg: "realtimeSetVoiceFocusEnabled: cannot \(action) Voice Focus: \(error) (the session is not in the meeting)")
+            return false
+        }
+        logger.info(msg: "Voice Focus \(enabled ? "enabled with RNNoise from \(library?.path ?? "")" : "disabled")")
+        return true
+    }
+
+    /// See ``RealtimeControllerFacade``.
+    public func realtimeIsVoiceFocusEnabled() -> Bool {
+        guard let engine, engine.isInMeeting else { return false }
+        return engine.isVoiceFocusEnabled
+    }
+
     /// See ``RealtimeControllerFacade``.
     public func addRealtimeObserver(observer: any RealtimeObserver) { observers.add(observer) }
     /// See ``RealtimeControllerFacade``.

@@ -7,6 +7,10 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Runs one session on one event loop: the sans-IO ``SignalingSessionCore`` with its ``SignalingSocket``, and the
 /// sans-IO ``SessionMediaCore`` with the media connection's socket and the audio devices, under a single timer that
 /// follows the earlier of the two cores' deadlines. Events go to the app's observers on the callback queue.
@@ -80,9 +84,20 @@ final class SessionEngine: @unchecked Sendable {
         let output: any AudioOutputSink
     }
 
+    /// The environment variable that turns echo cancellation, gain control and the high-pass filter off on real
+    /// devices: `CARILLON_ECHO_CANCELLATION=off` (for a headset, or an external canceller).
+    static let echoCancellationVariable = "CARILLON_ECHO_CANCELLATION"
+    /// Read once per process: whether echo cancellation may run on real devices.
+    static let echoCancellationAllowed: Bool = {
+        guard let value = getenv(echoCancellationVariable) else { return true }
+        return !["off", "0", "false", "no"].contains(String(cString: value).lowercased())
+    }()
+
     struct Mirror {
         var started = false
         var inMeeting = false
+        /// What the app last asked of Voice Focus in this session (the media core applies it on the loop).
+        var voiceFocus = false
     }
 
     init(
@@ -125,6 +140,8 @@ final class SessionEngine: @unchecked Sendable {
         mirror.withLock { mirror in
             guard !mirror.started else { return false }
             mirror.started = true
+            // Chime: Voice Focus is off whenever the audio session starts.
+            mirror.voiceFocus = false
             return true
         }
     }
@@ -133,6 +150,8 @@ final class SessionEngine: @unchecked Sendable {
         let budget = TimeAmount.milliseconds(Int64(max(0, configuration.reconnectTimeoutMs)))
         eventLoop.execute {
             self.audioConfiguration = configuration
+            // Off at every start (a library, not a state, is held here: nothing to fail).
+            try? self.mediaCore.setVoiceFocus(nil)
             self.apply { $0.start(reconnectBudget: budget, now: $1) }
         }
     }
@@ -158,6 +177,26 @@ final class SessionEngine: @unchecked Sendable {
             self.mediaCore.setMuted(muted)
         }
         return true
+    }
+
+    /// Whether Voice Focus is on (as last set by ``setVoiceFocus(_:)`` in this session).
+    var isVoiceFocusEnabled: Bool { mirror.withLock { $0.voiceFocus } }
+
+    /// Turns Voice Focus on with `library` (the loaded RNNoise) or off with nil, from the next 20 ms frame; fails with
+    /// `audioClientNotStarted` when the session is not in the meeting. The change is one hop to the loop: the frame
+    /// path itself takes no lock.
+    func setVoiceFocus(_ library: RNNoiseLibrary?) -> VoiceFocusError? {
+        guard isInMeeting else { return .audioClientNotStarted }
+        mirror.withLock { $0.voiceFocus = library != nil }
+        eventLoop.execute { [logger] in
+            do {
+                try self.mediaCore.setVoiceFocus(library)
+            } catch {
+                logger.error(msg: "Voice Focus could not start: \(error)")
+                self.mirror.withLock { $0.voiceFocus = false }
+            }
+        }
+        return nil
     }
 
     /// Sends a validated data message; false when the session is not in the meeting.
@@ -273,9 +312,16 @@ final class SessionEngine: @unchecked Sendable {
             switch effect {
             case .openDevices(let format, let microphone, let speaker):
                 devices?.output.close()
-                devices = OpenDevices(
+                let opened = OpenDevices(
                     input: microphone ? deviceController.openInput(format: format) : SilenceAudioSource(format: format),
                     output: speaker ? deviceController.openOutput(format: format) : NullAudioSink(format: format))
+                devices = opened
+                // Echo exists only between a real speaker and a real microphone; virtual devices have none to cancel.
+                let cancelsEcho = Self.echoCancellationAllowed
+                    && opened.input is ALSACaptureSource && opened.output is ALSAPlaybackSink
+                do { try mediaCore.setEchoCancellation(cancelsEcho) } catch {
+                    logger.error(msg: "echo cancellation is unavailable: \(error)")
+                }
             case .closeDevices:
                 devices?.output.close()
                 devices = nil

@@ -58,6 +58,10 @@ enum SessionMediaEffect: Sendable, Equatable {
 /// * Received reports: a report block about the sent audio feeds the send-loss metric and CLIENT_METRIC, tells the
 ///   encoder how much loss to protect against with FEC, and gives the round trip (LSR/DLSR against the wall clock);
 ///   a sender report is echoed in the next report block.
+/// * Voice Focus (``setVoiceFocus(_:)``): the send pipeline's RNNoise suppressor, kept on across media connections
+///   until turned off; each connection makes its own suppressor state once, never per frame.
+/// * Echo cancellation (``setEchoCancellation(_:)``): on real sound cards the played frames are the far-end reference
+///   of the send pipeline's ``EchoCanceller``.
 /// * Devices: which ones a connection uses follows ``AudioDeviceCapabilities`` (``Connection/capabilities``); a
 ///   device chosen mid-call (``devicesChanged()``) reopens them within the same capabilities.
 ///
@@ -98,6 +102,8 @@ final class SessionMediaCore {
         let connection: Connection
         let send: AudioSendPipeline
         let receive: AudioReceivePipeline
+        /// Voice Focus's suppressor for this connection, made when first turned on and kept while it is off.
+        var suppressor: NoiseSuppressor?
         var nextFrame: NIODeadline
         /// The once-a-second metrics, on a grid from the connection.
         var metrics: ClientMetricsCollector
@@ -108,6 +114,9 @@ final class SessionMediaCore {
     }
 
     private var audio: Audio?
+    /// Voice Focus: the library while the app wants it on, kept across media connections (Chime keeps it until the
+    /// audio session stops); nil when off.
+    private var voiceFocusLibrary: RNNoiseLibrary?
     /// The video core's newest metrics and when they came.
     private var latestVideoMetrics: (VideoClientMetrics, NIODeadline)?
     /// Kept across connections; ``AudioConnectionHealth/connected(at:)`` sets the real start before any sample.
@@ -120,6 +129,12 @@ final class SessionMediaCore {
 
     /// Whether a media connection's audio is running.
     var isConnected: Bool { audio != nil }
+
+    /// Whether Voice Focus is on (it applies to the current media connection and to later ones).
+    var isVoiceFocusEnabled: Bool { voiceFocusLibrary != nil }
+
+    /// Whether the current media connection cancels echo (``setEchoCancellation(_:)``).
+    var isCancellingEcho: Bool { audio?.send.echoCanceller != nil }
 
     /// Whether nothing is sent.
     var isMuted: Bool { audio?.send.isMuted ?? false }
@@ -149,11 +164,14 @@ final class SessionMediaCore {
             audioLevelExtensionID: connection.audioLevelExtensionId,
             sequenceNumber: connection.firstSequenceNumber, timestamp: connection.firstTimestamp)
         send.setMuted(connection.muted)
+        // A suppressor that cannot be made (no memory) leaves the audio as it is rather than stopping the call.
+        let suppressor = voiceFocusLibrary.flatMap { try? NoiseSuppressor(library: $0, format: send.encoderFormat) }
+        send.setNoiseSuppressor(suppressor)
         let receive = try AudioReceivePipeline(audioMode: connection.audioMode, payloadType: connection.payloadType)
         // Without an output nothing is heard, so nothing is decoded (a listening bot costs almost nothing).
         receive.decodes = connection.capabilities != .none
-        audio = Audio(connection: connection, send: send, receive: receive, nextFrame: now.monotonic,
-                      metrics: ClientMetricsCollector(start: now.monotonic))
+        audio = Audio(connection: connection, send: send, receive: receive, suppressor: suppressor,
+                      nextFrame: now.monotonic, metrics: ClientMetricsCollector(start: now.monotonic))
         health.connected(at: now.monotonic)
         return [Self.openDevices(for: connection)]
     }
@@ -200,7 +218,9 @@ final class SessionMediaCore {
         if let packet = audio.send.process(frame) {
             effects.append(.sendRTP(packet.serialized()))
         }
-        effects.append(.play(audio.receive.nextFrame(now: now.monotonic)))
+        let played = audio.receive.nextFrame(now: now.monotonic)
+        audio.send.played(played)
+        effects.append(.play(played))
         if now.monotonic >= audio.metrics.nextDeadline {
             effects += secondElapsed(&audio, now: now)
         }
@@ -220,6 +240,35 @@ final class SessionMediaCore {
     /// Mutes or unmutes the sent audio (the server is told through AUDIO_CONTROL by signaling).
     func setMuted(_ muted: Bool) {
         audio?.send.setMuted(muted)
+    }
+
+    /// Turns Voice Focus on with `library` or off with nil, from the next frame. The suppressor's state is made here,
+    /// once per media connection, never per frame; turning it on during a connection keeps the state it had, so a
+    /// quick off-and-on does not make it learn the noise again.
+    func setVoiceFocus(_ library: RNNoiseLibrary?) throws(NoiseSuppressorError) {
+        guard var audio else {
+            voiceFocusLibrary = library
+            return
+        }
+        if let library, audio.suppressor == nil {
+            audio.suppressor = try NoiseSuppressor(library: library, format: audio.send.encoderFormat)
+        }
+        audio.send.setNoiseSuppressor(library == nil ? nil : audio.suppressor)
+        voiceFocusLibrary = library
+        self.audio = audio
+    }
+
+    /// Turns echo cancellation (with gain control and the high-pass filter) on or off for the current media
+    /// connection; the shell decides after opening the devices (on for real sound cards, off for virtual devices).
+    /// Throws when the library refuses its settings, leaving it off.
+    func setEchoCancellation(_ enabled: Bool) throws(EchoCanceller.Failure) {
+        guard let audio else { return }
+        guard enabled else {
+            audio.send.setEchoCanceller(nil)
+            return
+        }
+        guard audio.send.echoCanceller == nil else { return }
+        audio.send.setEchoCanceller(try EchoCanceller(format: audio.send.captureFormat))
     }
 
     /// The app chose another device, or the active one changed: reopen the devices the capabilities allow (nothing
