@@ -86,17 +86,22 @@ let package = Package(
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
-        // The extern "C" wrapper around webrtc-audio-processing's C++ API (echo cancellation, gain control, high-pass),
-        // from Debian's libwebrtc-audio-processing-dev. Its pkg-config flags are spelt out here: SwiftPM drops the -D
-        // flags of a system library's pkg-config file, and the headers do not compile without them.
+        // Debian's libwebrtc-audio-processing-dev, for its include path and library (pkg-config); the C++ headers also
+        // need the two defines its pkg-config file gives, which SwiftPM does not pass on: the wrapper sets them.
+        .systemLibrary(
+            name: "CCarillonWebRTCAudioProcessing",
+            pkgConfig: "webrtc-audio-processing",
+            providers: [.apt(["libwebrtc-audio-processing-dev"])]
+        ),
+        // The extern "C" wrapper around webrtc-audio-processing's C++ API (echo cancellation, gain control, high-pass).
         .target(
             name: "CCarillonAudioProcessing",
+            dependencies: ["CCarillonWebRTCAudioProcessing"],
             cxxSettings: [
                 .define("WEBRTC_POSIX"),
                 .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD"),
-                .unsafeFlags(["-I/usr/include/webrtc_audio_processing"]),
             ],
-            linkerSettings: [.linkedLibrary("webrtc_audio_processing"), .linkedLibrary("stdc++")]
+            linkerSettings: [.linkedLibrary("stdc++")]
         ),
         .target(
             name: "CarillonServer",

@@ -188,11 +188,11 @@ final class SessionEngine: @unchecked Sendable {
     func setVoiceFocus(_ library: RNNoiseLibrary?) -> VoiceFocusError? {
         guard isInMeeting else { return .audioClientNotStarted }
         mirror.withLock { $0.voiceFocus = library != nil }
-        eventLoop.execute { [logger] in
+        eventLoop.execute {
             do {
                 try self.mediaCore.setVoiceFocus(library)
             } catch {
-                logger.error(msg: "Voice Focus could not start: \(error)")
+                self.logger.error(msg: "Voice Focus could not start: \(error)")
                 self.mirror.withLock { $0.voiceFocus = false }
             }
         }
