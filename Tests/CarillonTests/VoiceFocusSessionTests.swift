@@ -91,6 +91,9 @@ import Testing
         let logged = logger.messages(at: .ERROR).joined(separator: "\n")
         let expected = Self.library == nil ? "notInitialized" : "audioClientNotStarted"
         #expect(logged.contains("realtimeSetVoiceFocusEnabled") && logged.contains(expected), "\(logged)")
+        // The refusal is in the meeting history (observers are not told, as in Chime).
+        let history = session.eventAnalyticsController.getMeetingHistory().map(\.meetingHistoryEventName)
+        #expect(history.last == .voiceFocusEnableFailed, "\(history)")
     }
 
     @Test func voiceFocusErrorsMapAsChimeDoes() {

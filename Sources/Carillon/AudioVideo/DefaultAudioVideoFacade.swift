@@ -337,6 +337,7 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         let action = enabled ? "enable" : "disable"
         guard let engine else {
             logger.error(msg: "realtimeSetVoiceFocusEnabled: cannot \(action) Voice Focus: \(VoiceFocusError.audioClientNotStarted)")
+            publishVoiceFocus(enabled, failure: .audioClientNotStarted)
             return false
         }
         var library: RNNoiseLibrary?
@@ -346,15 +347,31 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
                 library = loaded
             case .failure(let reason):
                 logger.error(msg: "realtimeSetVoiceFocusEnabled: cannot enable Voice Focus: \(VoiceFocusError.notInitialized): \(reason)")
+                publishVoiceFocus(enabled, failure: .notInitialized)
                 return false
             }
         }
         if let error = engine.setVoiceFocus(library) {
             logger.error(msg: "realtimeSetVoiceFocusEnabled: cannot \(action) Voice Focus: \(error) (the session is not in the meeting)")
+            publishVoiceFocus(enabled, failure: error)
             return false
         }
         logger.info(msg: "Voice Focus \(enabled ? "enabled with RNNoise from \(library?.path ?? "")" : "disabled")")
+        publishVoiceFocus(enabled, failure: nil)
         return true
+    }
+
+    /// Records a Voice Focus change or refusal in the meeting history and for the event reporter, with the error as
+    /// `voiceFocusError`; as in Chime, observers are not told.
+    private func publishVoiceFocus(_ enabled: Bool, failure: VoiceFocusError?) {
+        let name: EventName = switch (enabled, failure) {
+        case (true, nil): .voiceFocusEnabled
+        case (false, nil): .voiceFocusDisabled
+        case (true, _): .voiceFocusEnableFailed
+        case (false, _): .voiceFocusDisableFailed
+        }
+        let attributes: [AnyHashable: Any] = failure.map { [EventAttributeName.voiceFocusError: "\($0)"] } ?? [:]
+        analytics.publishEvent(name: name, attributes: attributes, notifyObservers: false)
     }
 
     /// See ``RealtimeControllerFacade``.
