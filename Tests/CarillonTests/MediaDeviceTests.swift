@@ -124,9 +124,21 @@ final class DeviceChangeRecorder: DeviceChangeObserver, Sendable {
         #expect(controller.activeOutput?.type == .audioBuiltInSpeaker)
     }
 
+    /// A session that is never started: its analytics controller records what the device controller publishes.
+    static var sessionConfiguration: MeetingSessionConfiguration {
+        let urls = MeetingSessionURLs(audioFallbackUrl: "h", audioHostUrl: "h", turnControlUrl: "t",
+                                      signalingUrl: "ws://127.0.0.1:1/control/m", urlRewriter: URLRewriterUtils.defaultUrlRewriter)
+        return MeetingSessionConfiguration(
+            meetingId: "m", credentials: MeetingSessionCredentials(attendeeId: "a", externalUserId: "e", joinToken: "t"),
+            urls: urls, urlRewriter: URLRewriterUtils.defaultUrlRewriter)
+    }
+
     @Test func choosingChangesTheActiveDeviceAndUnknownDevicesAreRejected() throws {
         let logger = RecordingLogger()
-        let controller = DefaultDeviceController(logger: logger, virtualDevices: VirtualAudioDevices(), soundCards: { [] })
+        let session = DefaultMeetingSession(configuration: Self.sessionConfiguration, logger: logger)
+        let analytics = session.eventAnalyticsController
+        let controller = DefaultDeviceController(logger: logger, virtualDevices: VirtualAudioDevices(),
+                                                 analytics: analytics, soundCards: { [] })
         let tone = try #require(controller.listAudioDevices().first { $0.label == "Tone 440 Hz" })
         let generation = controller.selectionGeneration
         controller.chooseAudioDevice(mediaDevice: tone)
@@ -139,6 +151,8 @@ final class DeviceChangeRecorder: DeviceChangeObserver, Sendable {
         #expect(controller.getActiveAudioDevice() == tone)
         #expect(controller.selectionGeneration == generation + 1)
         #expect(logger.messages(at: .ERROR).contains { $0.contains("Studio microphone - audioHandset is not an available audio device") })
+        // Chime's device events: the choice in the history only, the refusal for observers too.
+        #expect(analytics.getMeetingHistory().map(\.meetingHistoryEventName).suffix(2) == [.audioInputSelected, .audioInputFailed])
 
         // An app-made description of a listed device selects it.
         controller.chooseAudioDevice(mediaDevice: MediaDevice(label: "Silence", type: .other))

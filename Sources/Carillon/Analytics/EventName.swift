@@ -1,10 +1,11 @@
 /// The events a session publishes to ``EventAnalyticsObserver``s and its meeting history, with Chime's raw values.
 ///
 /// Carillon publishes today: `meetingStartRequested`, `meetingStartSucceeded`, `meetingStartFailed`,
-/// `meetingReconnected`, `meetingFailed`, `meetingEnded`, `videoClientSignalingOpened` and
-/// `videoClientSignalingDropped`. The others are kept for source compatibility and for apps that publish them
-/// through ``EventAnalyticsController/publishEvent(name:attributes:notifyObservers:)`` (the Voice Focus ones will be
-/// published by the SDK when Voice Focus lands).
+/// `meetingReconnected`, `meetingFailed`, `meetingEnded`, `videoClientSignalingOpened`,
+/// `videoClientSignalingDropped`, `audioInputSelected` and `audioInputFailed` (the session's device controller),
+/// and the four Voice Focus events; as in Chime, `audioInputSelected` and the Voice Focus events go to the meeting
+/// history and the reporter only. The others are kept for source compatibility and for apps that publish them
+/// through ``EventAnalyticsController/publishEvent(name:attributes:notifyObservers:)``.
 public enum EventName: Int, CaseIterable, CustomStringConvertible, Sendable {
     /// Audio input selected.
     case audioInputSelected = 0

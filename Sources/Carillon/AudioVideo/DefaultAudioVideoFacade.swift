@@ -64,7 +64,7 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
                                                     callbackQueue: callbackQueue, eventLoop: eventLoop)
         self.activeSpeakerDetector = detector
         observers.add(detector as any RealtimeObserver)
-        let devices = DefaultDeviceController(logger: logger, virtualDevices: VirtualAudioDevices(),
+        let devices = DefaultDeviceController(logger: logger, virtualDevices: VirtualAudioDevices(), analytics: self.analytics,
                                               callbackQueue: callbackQueue, soundCards: { ALSASoundCards.list() })
         self.deviceController = devices
         do {

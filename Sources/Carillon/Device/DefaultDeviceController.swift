@@ -31,6 +31,8 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
     public let virtualDevices: VirtualAudioDevices
 
     private let logger: any Logger
+    /// Where `audioInputSelected` and `audioInputFailed` go (the session's analytics), if anywhere.
+    private let analytics: (any EventAnalyticsController)?
     private let listSoundCards: @Sendable () -> [MediaDevice]
     private let callbackQueue: DispatchQueue
     private let pollInterval: DispatchTimeInterval
@@ -63,17 +65,22 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
 
     /// Creates a controller listing this machine's ALSA devices and `virtualDevices`; observers are called on a
     /// serial queue of its own.
-    public convenience init(logger: any Logger, virtualDevices: VirtualAudioDevices = VirtualAudioDevices()) {
-        self.init(logger: logger, virtualDevices: virtualDevices, soundCards: { ALSASoundCards.list() })
+    /// `eventAnalyticsController`, when given, gets `audioInputSelected` (meeting history and reporter only) for
+    /// each choice and `audioInputFailed` for a device that is not available, as Chime's controller publishes them.
+    public convenience init(logger: any Logger, virtualDevices: VirtualAudioDevices = VirtualAudioDevices(),
+                            eventAnalyticsController: (any EventAnalyticsController)? = nil) {
+        self.init(logger: logger, virtualDevices: virtualDevices, analytics: eventAnalyticsController,
+                  soundCards: { ALSASoundCards.list() })
     }
 
     /// Creates a controller whose real devices come from `soundCards` (tests pass fixtures), calling observers on
     /// `callbackQueue` and listing devices every `pollInterval` while it polls.
-    init(logger: any Logger, virtualDevices: VirtualAudioDevices,
+    init(logger: any Logger, virtualDevices: VirtualAudioDevices, analytics: (any EventAnalyticsController)? = nil,
          callbackQueue: DispatchQueue = DispatchQueue(label: "carillon.device-controller.callbacks"),
          pollInterval: DispatchTimeInterval = .seconds(2),
          soundCards: @escaping @Sendable () -> [MediaDevice]) {
         self.logger = logger
+        self.analytics = analytics
         self.virtualDevices = virtualDevices
         self.callbackQueue = callbackQueue
         self.pollInterval = pollInterval
@@ -116,6 +123,8 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
             : devices.first { $0 == mediaDevice }
         guard let match, let direction = match.endpoint.direction else {
             logger.error(msg: "chooseAudioDevice: \(mediaDevice) is not an available audio device; the selection is unchanged")
+            analytics?.publishEvent(name: .audioInputFailed,
+                                    attributes: [EventAttributeName.audioInputError: "\(mediaDevice) is not available"])
             return
         }
         let notify = lock.withLock {
@@ -126,6 +135,8 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
         }
         notify?()
         logger.info(msg: "chooseAudioDevice: \(direction == .input ? "input" : "output") is now \(match)")
+        analytics?.publishEvent(name: .audioInputSelected, attributes: [EventAttributeName.audioDeviceType: "\(match.type)"],
+                                notifyObservers: false)
     }
 
     /// See ``DeviceController/addDeviceChangeObserver(observer:)``. The first observer starts the polling.
