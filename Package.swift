@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Carillon", targets: ["Carillon"]),
         .library(name: "CarillonServer", targets: ["CarillonServer"]),
         .library(name: "CarillonProtocol", targets: ["CarillonProtocol"]),
+        .library(name: "CarillonControlClient", targets: ["CarillonControlClient"]),
         .library(name: "CarillonCodecs", targets: ["CarillonCodecs"]),
         .executable(name: "carillon", targets: ["carillon"]),
         .executable(name: "carillon-fuzz", targets: ["CarillonFuzz"]),
@@ -43,7 +44,18 @@ let package = Package(
             dependencies: [
                 "CCarillonOpenSSL",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict
+        ),
+        // The control-API client the CLI, the tests and apps' back ends use: on its own so the SDK does not carry
+        // AsyncHTTPClient.
+        .target(
+            name: "CarillonControlClient",
+            dependencies: [
+                "CarillonProtocol",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict
@@ -112,6 +124,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -147,6 +160,7 @@ let package = Package(
             dependencies: [
                 "Carillon",
                 "CarillonCodecs",
+                "CarillonControlClient",
                 "CarillonRTC",
                 "CarillonServer",
                 "CarillonProtocol",
@@ -191,6 +205,7 @@ let package = Package(
             dependencies: [
                 "Carillon",
                 "CarillonCodecs",
+                "CarillonControlClient",
                 "CarillonServer",
                 "CarillonProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),

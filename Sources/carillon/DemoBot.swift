@@ -1,5 +1,6 @@
 import Carillon
 import CarillonCodecs
+import CarillonControlClient
 import CarillonProtocol
 import Foundation
 import Synchronization

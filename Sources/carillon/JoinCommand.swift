@@ -1,6 +1,7 @@
 import ArgumentParser
 import Carillon
 import CarillonCodecs
+import CarillonControlClient
 import CarillonProtocol
 import Foundation
 import Synchronization

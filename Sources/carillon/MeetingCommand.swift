@@ -1,4 +1,5 @@
 import ArgumentParser
+import CarillonControlClient
 import CarillonProtocol
 import Foundation
 

@@ -1,4 +1,5 @@
 import Carillon
+import CarillonControlClient
 import CarillonProtocol
 import CarillonServer
 import Foundation

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CarillonProtocol
 import Foundation
 import NIOCore
 import NIOHTTP1
