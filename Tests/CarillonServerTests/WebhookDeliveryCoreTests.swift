@@ -44,4 +44,13 @@ struct WebhookDeliveryCoreTests {
         #expect(core.queue.map(\.body) == [[1], [3]] && core.abandoned == 1)
         #expect(core.delivered(sequence: head.sequence, succeeded: true, now: start)?.body == [3])
     }
+
+    @Test func aQueueOfOneDropsTheNewEventWhileTheHeadIsInFlight() {
+        var core = WebhookDeliveryCore(maximumAttempts: 3, queueLimit: 1)
+        let head = core.enqueue([1], now: start)!
+        #expect(core.enqueue([2], now: start) == nil)
+        #expect(core.queue.map(\.body) == [[1]] && core.abandoned == 1)
+        #expect(core.delivered(sequence: head.sequence, succeeded: true, now: start) == nil && core.queue.isEmpty)
+        #expect(core.enqueue([3], now: start)?.body == [3])
+    }
 }

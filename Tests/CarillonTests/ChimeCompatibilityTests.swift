@@ -49,13 +49,7 @@ struct ChimeCompatibilityTests {
 
     @Test func anAppsOwnLoggerClassConforms() {
         let logger = AppLogger()
-        let urls = MeetingSessionURLs(audioFallbackUrl: "f", audioHostUrl: "h", turnControlUrl: "t",
-                                      signalingUrl: "ws://127.0.0.1:1/control/m", urlRewriter: URLRewriterUtils.defaultUrlRewriter)
-        let session = DefaultMeetingSession(
-            configuration: MeetingSessionConfiguration(
-                meetingId: "m", credentials: MeetingSessionCredentials(attendeeId: "a", externalUserId: "e", joinToken: "t"),
-                urls: urls, urlRewriter: URLRewriterUtils.defaultUrlRewriter),
-            logger: logger)
+        let session = DefaultMeetingSession(configuration: UnstartedSession.configuration, logger: logger)
         #expect(session.logger === logger)
     }
 

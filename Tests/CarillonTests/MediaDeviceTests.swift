@@ -124,18 +124,9 @@ final class DeviceChangeRecorder: DeviceChangeObserver, Sendable {
         #expect(controller.activeOutput?.type == .audioBuiltInSpeaker)
     }
 
-    /// A session that is never started: its analytics controller records what the device controller publishes.
-    static var sessionConfiguration: MeetingSessionConfiguration {
-        let urls = MeetingSessionURLs(audioFallbackUrl: "h", audioHostUrl: "h", turnControlUrl: "t",
-                                      signalingUrl: "ws://127.0.0.1:1/control/m", urlRewriter: URLRewriterUtils.defaultUrlRewriter)
-        return MeetingSessionConfiguration(
-            meetingId: "m", credentials: MeetingSessionCredentials(attendeeId: "a", externalUserId: "e", joinToken: "t"),
-            urls: urls, urlRewriter: URLRewriterUtils.defaultUrlRewriter)
-    }
-
     @Test func choosingChangesTheActiveDeviceAndUnknownDevicesAreRejected() throws {
         let logger = RecordingLogger()
-        let session = DefaultMeetingSession(configuration: Self.sessionConfiguration, logger: logger)
+        let session = DefaultMeetingSession(configuration: UnstartedSession.configuration, logger: logger)
         let analytics = session.eventAnalyticsController
         let controller = DefaultDeviceController(logger: logger, virtualDevices: VirtualAudioDevices(),
                                                  analytics: analytics, soundCards: { [] })

@@ -78,13 +78,7 @@ import Testing
 
     @Test func theAPIRefusesOutsideAMeetingAndSaysWhy() {
         let logger = RecordingLogger()
-        let urls = MeetingSessionURLs(audioFallbackUrl: "h", audioHostUrl: "h", turnControlUrl: "t",
-                                      signalingUrl: "ws://127.0.0.1:1/control/m", urlRewriter: URLRewriterUtils.defaultUrlRewriter)
-        let session = DefaultMeetingSession(
-            configuration: MeetingSessionConfiguration(
-                meetingId: "m", credentials: MeetingSessionCredentials(attendeeId: "a", externalUserId: "e", joinToken: "t"),
-                urls: urls, urlRewriter: URLRewriterUtils.defaultUrlRewriter),
-            logger: logger)
+        let session = DefaultMeetingSession(configuration: UnstartedSession.configuration, logger: logger)
         #expect(!session.audioVideo.realtimeIsVoiceFocusEnabled())
         #expect(!session.audioVideo.realtimeSetVoiceFocusEnabled(enabled: true))
         #expect(!session.audioVideo.realtimeIsVoiceFocusEnabled())

@@ -254,7 +254,7 @@ final class SessionEngine: @unchecked Sendable {
 
     /// The timer follows the earliest deadline of the cores.
     private func rescheduleTimer() {
-        timer.follow([core.nextDeadline, mediaCore.nextDeadline, videoCore.nextDeadline].compactMap { $0 }.min())
+        timer.follow(core.nextDeadline.earlier(mediaCore.nextDeadline).earlier(videoCore.nextDeadline))
     }
 
     /// Tells the mirror what changed: in the meeting or not, and "not started" once the core stopped.

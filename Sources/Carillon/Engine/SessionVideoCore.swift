@@ -193,11 +193,12 @@ final class SessionVideoCore {
         }.sorted { $0.videoId < $1.videoId }
     }
 
-    /// When ``tick(now:)`` is next due.
+    /// When ``tick(now:)`` is next due. Read after every packet, so it is folded without a list.
     var nextDeadline: NIODeadline? {
-        var deadlines = [nextReport, nextFeedback, sender?.pacer.nextDeadline, transportFeedback?.nextDeadline]
-        for receiver in receivers.values { deadlines.append(receiver.assembler.nextDeadline) }
-        return deadlines.compactMap { $0 }.min()
+        var earliest = nextReport.earlier(nextFeedback).earlier(sender?.pacer.nextDeadline)
+            .earlier(transportFeedback?.nextDeadline)
+        for receiver in receivers.values { earliest = earliest.earlier(receiver.assembler.nextDeadline) }
+        return earliest
     }
 
     /// Whether `ssrc` is one of the received video streams (or their RTX).

@@ -1,4 +1,5 @@
 import CarillonProtocol
+import CarillonRTC
 import Foundation
 import NIOCore
 
@@ -153,7 +154,7 @@ struct SignalingSessionCore: Sendable {
         case .opening(let deadline), .joining(let deadline, _), .connectingMedia(let deadline, _), .leaving(let deadline):
             min(deadline, nextPing ?? deadline)
         case .waitingToRetry(let at): at
-        case .inMeeting: [nextPing, renegotiationDeadline].compactMap { $0 }.min()
+        case .inMeeting: nextPing.earlier(renegotiationDeadline)
         case .idle, .stopped: nil
         }
     }

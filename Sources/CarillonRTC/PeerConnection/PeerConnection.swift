@@ -81,7 +81,7 @@ public final class PeerConnection {
         case .lite(let lite): lite.nextDeadline
         case .controlling(let controlling): controlling.nextDeadline
         }
-        return [ice, dtls.nextDeadline].compactMap { $0 }.min()
+        return ice.earlier(dtls.nextDeadline)
     }
 
     /// Starts ICE: a controlling agent sends its first checks; a lite agent waits for the peer's.

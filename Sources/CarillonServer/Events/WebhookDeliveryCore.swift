@@ -35,9 +35,11 @@ struct WebhookDeliveryCore {
     /// Queues a body; returns what to send now, if anything.
     mutating func enqueue(_ body: [UInt8], now: NIODeadline) -> Pending? {
         if queue.count >= queueLimit {
-            // Keep the head if it is in flight: its outcome is still to come.
-            queue.remove(at: inFlight ? 1 : 0)
             abandoned += 1
+            // Keep the head if it is in flight: its outcome is still to come. With room for that one only, the new
+            // event is the one dropped.
+            guard !inFlight || queue.count > 1 else { return nil }
+            queue.remove(at: inFlight ? 1 : 0)
         }
         queue.append(Pending(sequence: nextSequence, body: body))
         nextSequence += 1

@@ -10,7 +10,8 @@ import NIOHTTP1
 /// event loop, posting with AsyncHTTPClient.
 ///
 /// ``publish(_:)`` returns at once from any thread (one hop to the loop, per event, never on a media path), so a
-/// receiver that is slow or down delays no meeting. Bodies are signed when queued, with the time they were made.
+/// receiver that is slow or down delays no meeting. Each attempt is signed as it is sent, with the Unix time then (a
+/// receiver rejects a stale one), so a retried event carries a fresh timestamp.
 ///
 /// Threading: ``publish(_:)`` from anywhere; everything else runs on `eventLoop`.
 public final class WebhookDispatcher: @unchecked Sendable {
