@@ -14,7 +14,7 @@ extension BenchCommand {
             abstract: "Server CPU per forwarded stream: senders × receivers SDK sessions, 360p at 15 fps (server as a child process)."
         )
         @Option(help: "Sessions sending a 640x360 pattern at 15 fps (they receive nothing).") var senders = 4
-        @Option(help: "Sessions receiving (and decoding) every sender's video (they send none).") var receivers = 4
+        @Option(help: "Sessions receiving every sender's video (they send none; frames are assembled, not decoded: no view is bound).") var receivers = 4
         @Option(help: "Seconds to measure, after every stream arrived.") var seconds = 20
 
         func validate() throws {
@@ -44,12 +44,12 @@ extension BenchCommand {
                 participant.session.audioVideo.startRemoteVideo()
                 watching.append(participant)
             }
-            // Every receiver decodes every sender before the window opens.
+            // Every receiver gets every sender's frames before the window opens.
             let deadline = ContinuousClock.now + .seconds(60)
-            while watching.contains(where: { Self.statistics($0).filter { $0.framesDecoded > 0 }.count < senders }) {
+            while watching.contains(where: { Self.statistics($0).filter { $0.framesReceived > 0 }.count < senders }) {
                 guard ContinuousClock.now < deadline else {
-                    let streams = watching.map { Self.statistics($0).map { "\($0.attendeeId.suffix(4)):\($0.framesDecoded)f/\($0.bytesReceived)B" } }
-                    throw BenchTimeout(what: "every receiver to decode every sender (per receiver: \(streams))")
+                    let streams = watching.map { Self.statistics($0).map { "\($0.attendeeId.suffix(4)):\($0.framesReceived)f/\($0.bytesReceived)B" } }
+                    throw BenchTimeout(what: "every receiver to receive every sender (per receiver: \(streams))")
                 }
                 try await Task.sleep(for: .milliseconds(100))
             }
@@ -66,13 +66,13 @@ extension BenchCommand {
             let after = watching.map(Self.statistics)
             for participant in participants + watching { try? await participant.leave(timeout: .seconds(20)) }
 
-            // Frames decoded per second on every forwarded stream over the window.
+            // Complete frames received per second on every forwarded stream over the window.
             var rates: [Double] = []
             var kilobits: [Double] = []
             for (first, last) in zip(before, after) {
                 for stream in last {
                     let start = first.first { $0.videoId == stream.videoId }
-                    rates.append(Double(stream.framesDecoded - (start?.framesDecoded ?? 0)) / wall)
+                    rates.append(Double(stream.framesReceived - (start?.framesReceived ?? 0)) / wall)
                     kilobits.append(Double(stream.bytesReceived - (start?.bytesReceived ?? 0)) * 8 / wall / 1_000)
                 }
             }
@@ -80,9 +80,9 @@ extension BenchCommand {
             let streams = senders * receivers
             StandardOutput.line(String(format: "%d senders × %d receivers (%d forwarded 360p streams), %d s: server %.1f %% of one core in total, %.2f %% per forwarded stream",
                                        senders, receivers, streams, seconds, server * 100, server * 100 / Double(streams)))
-            StandardOutput.line(String(format: "load generator (this process: %d encoders, %d decoders) %.1f %% of one core",
+            StandardOutput.line(String(format: "load generator (this process: %d encoders, %d receiving streams, none decoded) %.1f %% of one core",
                                        senders, streams, load * 100))
-            StandardOutput.line(String(format: "delivery: %d streams decoded, fps min %.1f, median %.1f; mean %.0f kbit/s per stream",
+            StandardOutput.line(String(format: "delivery: %d streams, complete frames per second min %.1f, median %.1f; mean %.0f kbit/s per stream",
                                        rates.count, rates.first ?? 0, rates.isEmpty ? 0 : rates[rates.count / 2],
                                        kilobits.isEmpty ? 0 : kilobits.reduce(0, +) / Double(kilobits.count)))
         }

@@ -93,6 +93,7 @@ final class FakeVideoControl: SessionVideoControl, @unchecked Sendable {
         case stopSending
         case receiving(Bool)
         case paused(Bool, videoId: Int)
+        case decoded(Bool, videoId: Int)
     }
 
     private let state = Mutex<(calls: [Call], frames: [(image: I420Image, timestamp: Int64)])>(([], []))
@@ -110,6 +111,7 @@ final class FakeVideoControl: SessionVideoControl, @unchecked Sendable {
     }
     func setReceivingVideo(_ receiving: Bool) { record(.receiving(receiving)) }
     func setRemoteVideoPaused(_ paused: Bool, videoId: Int) { record(.paused(paused, videoId: videoId)) }
+    func setRemoteVideoDecoded(_ decoded: Bool, videoId: Int) { record(.decoded(decoded, videoId: videoId)) }
 
     private func record(_ call: Call) { state.withLock { $0.calls.append(call) } }
 }

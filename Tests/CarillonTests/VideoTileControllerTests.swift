@@ -77,12 +77,12 @@ import Testing
         #expect(events.events.last == event("pause", 5, 320, 180, .pausedForPoorConnection))
         controller.pauseRemoteVideoTile(tileId: 5)
         callbacks.drain()
-        #expect(control.calls == [.paused(true, videoId: 5)])
+        #expect(control.calls == [.decoded(true, videoId: 5), .paused(true, videoId: 5)])
         #expect(events.events.last == event("pause", 5, 320, 180, .pausedByUserRequest))
         // Pausing again asks the session again but tells nobody.
         controller.pauseRemoteVideoTile(tileId: 5)
         callbacks.drain()
-        #expect(control.calls == [.paused(true, videoId: 5), .paused(true, videoId: 5)])
+        #expect(control.calls == [.decoded(true, videoId: 5), .paused(true, videoId: 5), .paused(true, videoId: 5)])
         #expect(events.kinds == ["add", "pause", "pause"])
         // The session's own states do not lift a user pause, and nothing is shown meanwhile.
         deliver(TestFrames.flat(320, 180), videoId: 5, pauseState: .unpaused)
@@ -165,6 +165,44 @@ import Testing
         // The re-added tile has no view: the old binding went with the unbind.
         deliver(TestFrames.flat(320, 180, timestampNs: 2), videoId: 3)
         #expect(view.count == 0)
+    }
+
+    @Test func aRemoteVideoIsDecodedOnlyWhileAViewIsBoundToItsTile() {
+        deliver(TestFrames.flat(320, 180), videoId: 1)
+        deliver(TestFrames.flat(320, 180), videoId: 2)
+        deliver(TestFrames.flat(160, 90), videoId: DefaultVideoTileController.localVideoId, attendeeId: nil)
+        let view = FrameRecorder()
+        controller.bindVideoView(videoView: view, tileId: 1)
+        // Moving the view stops the first video's decoding and starts the second's.
+        controller.bindVideoView(videoView: view, tileId: 2)
+        // The local tile is never decoded: it is what this side sends.
+        controller.bindVideoView(videoView: FrameRecorder(), tileId: 0)
+        callbacks.drain()
+        #expect(control.calls == [.decoded(true, videoId: 1), .decoded(false, videoId: 1), .decoded(true, videoId: 2)])
+        // The video ends: its view goes with the tile, and so does its decoding.
+        deliver(nil, videoId: 2)
+        #expect(control.calls.last == .decoded(false, videoId: 2))
+        controller.bindVideoView(videoView: view, tileId: 1)
+        controller.unbindVideoView(tileId: 1)
+        callbacks.drain()
+        #expect(control.calls.suffix(2) == [.decoded(true, videoId: 1), .decoded(false, videoId: 1)])
+    }
+
+    @Test func anUndecodedVideosAnnouncementsAddResizeAndResumeItsTileWithNothingShown() {
+        let arrive = { (width: Int, height: Int) in
+            callbacks.run {
+                controller.remoteVideoArrived(width: width, height: height, timestampNanoseconds: 1, videoId: 4,
+                                              attendeeId: "bob")
+            }
+            callbacks.drain()
+        }
+        arrive(320, 180)
+        #expect(events.events == [event("add", 4, 320, 180)])
+        arrive(640, 360)
+        deliver(nil, videoId: 4, pauseState: .pausedForPoorConnection)
+        arrive(640, 360)
+        #expect(events.kinds == ["add", "size", "pause", "resume"])
+        #expect(events.events.last == event("resume", 4, 640, 360))
     }
 
     @Test func callbacksComeOnTheCallbackQueueInOrderWhateverThreadFeedsTheController() {

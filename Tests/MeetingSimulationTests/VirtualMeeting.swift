@@ -346,6 +346,9 @@ final class VirtualMeeting {
                 attendee.up.send(datagram, now: now)
             case .remoteVideoFrame(let image, _, let videoId, let attendeeId):
                 attendee.receivedVideo(image, videoId: videoId, from: attendeeId, at: now)
+            case .remoteVideoArrived(_, _, _, let videoId, _):
+                // What an app does when the tile appears: binds a view, so the video is decoded from then on.
+                clientVideo(attendee, attendee.video.setDecoded(true, videoId: videoId, now: now))
             case .remoteVideoPausedAtSource(_, let attendeeId):
                 attendee.pausedVideos.append((attendeeId, now))
             case .videoMetrics(let metrics):
@@ -409,7 +412,7 @@ final class VirtualMeeting {
                 attendee.receivedVideo(image, videoId: videoId, from: attendeeId, at: now)
             case .remoteVideoPausedAtSource(_, let attendeeId):
                 attendee.pausedVideos.append((attendeeId, now))
-            case .videoStatistics:
+            case .videoStatistics, .remoteVideoArrived:
                 break
             case .videoMetrics(let metrics):
                 attendee.media.videoMetricsMeasured(metrics, now: now)

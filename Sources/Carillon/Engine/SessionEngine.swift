@@ -341,6 +341,12 @@ final class SessionEngine: @unchecked Sendable {
                     sink.remoteVideoFrame(image, timestampNanoseconds: timestamp, videoId: videoId,
                                           attendeeId: attendeeId, pausedForPoorConnection: false)
                 }
+            case .remoteVideoArrived(let width, let height, let timestamp, let videoId, let attendeeId):
+                guard let sink = remoteVideoSink else { continue }
+                callbackQueue.async {
+                    sink.remoteVideoArrived(width: width, height: height, timestampNanoseconds: timestamp,
+                                            videoId: videoId, attendeeId: attendeeId)
+                }
             case .remoteVideoPausedAtSource(let videoId, let attendeeId):
                 guard let sink = remoteVideoSink else { continue }
                 let timestamp = Int64(truncatingIfNeeded: now.monotonic.uptimeNanoseconds)
@@ -689,5 +695,12 @@ extension SessionEngine: SessionVideoControl {
     func setRemoteVideoPaused(_ paused: Bool, videoId: Int) {
         guard let streamId = UInt32(exactly: videoId) else { return }
         eventLoop.execute { self.apply { $0.setRemoteVideoPaused(paused, streamId: streamId, now: $1) } }
+    }
+
+    func setRemoteVideoDecoded(_ decoded: Bool, videoId: Int) {
+        eventLoop.execute {
+            let now = self.readTime()
+            self.perform(self.videoCore.setDecoded(decoded, videoId: videoId, now: now.monotonic), now: now)
+        }
     }
 }

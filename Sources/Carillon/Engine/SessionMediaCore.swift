@@ -18,6 +18,9 @@ enum SessionMediaEffect: Sendable, Equatable {
     case play(AudioFrame)
     /// Show a decoded frame of remote video `videoId` (nil: that video ended).
     case remoteVideoFrame(I420Image?, timestampNanoseconds: Int64, videoId: Int, attendeeId: String)
+    /// Remote video `videoId`, not decoded, delivers frames of this size: its first, a new size, or the first after a
+    /// pause at the source (its tile appears, changes size or resumes; no picture to show).
+    case remoteVideoArrived(width: Int, height: Int, timestampNanoseconds: Int64, videoId: Int, attendeeId: String)
     /// Remote video `videoId` stopped at its sender (the server said so): its tile shows a poor-connection pause
     /// until its next frame.
     case remoteVideoPausedAtSource(videoId: Int, attendeeId: String)

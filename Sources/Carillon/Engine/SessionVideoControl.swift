@@ -17,6 +17,9 @@ protocol SessionVideoControl: AnyObject, Sendable {
     func setReceivingVideo(_ receiving: Bool)
     /// Pauses or resumes one remote video (its tile id is its video id).
     func setRemoteVideoPaused(_ paused: Bool, videoId: Int)
+    /// Decodes one remote video (a view is bound to its tile) or stops decoding it; undecoded videos are received
+    /// and counted, and their tiles still come and go.
+    func setRemoteVideoDecoded(_ decoded: Bool, videoId: Int)
 }
 
 /// Where the engine delivers remote video: the tile controller implements it.
@@ -27,4 +30,7 @@ protocol RemoteVideoFrameSink: AnyObject, Sendable {
     /// with `pausedForPoorConnection`, when the server paused it.
     func remoteVideoFrame(_ image: I420Image?, timestampNanoseconds: Int64, videoId: Int, attendeeId: String,
                           pausedForPoorConnection: Bool)
+    /// Remote video `videoId`, not decoded, delivers frames of `width`×`height`: announced on its first frame, a
+    /// size change and the first frame after a pause, so its tile exists, has its size and resumes.
+    func remoteVideoArrived(width: Int, height: Int, timestampNanoseconds: Int64, videoId: Int, attendeeId: String)
 }

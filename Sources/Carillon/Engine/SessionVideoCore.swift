@@ -12,9 +12,14 @@ import NIOCore
 /// * The server's REMB caps the target: it says what the slowest receiver of the stream can take.
 /// * Receiving: transport-wide feedback about every video packet when negotiated (the server's downlink estimate);
 ///   per receive m-line (``ReceiveTrack``), RTX unwrapped, reception statistics, NACKs for gaps,
-///   ``VP8FrameAssembler`` frames decoded in order and handed out as ``SessionMediaEffect/remoteVideoFrame``; PLI when
-///   the assembler waits too long or the decoder needs a key frame; receiver reports each second. A track that goes
-///   away ends its video (a nil frame).
+///   ``VP8FrameAssembler`` frames in order; PLI when the assembler waits too long or the decoder needs a key frame;
+///   receiver reports each second. A track that goes away ends its video (a nil frame).
+/// * Decoding costs about 1 ms per 360p frame, so only videos somebody looks at are decoded: those marked with
+///   ``setDecoded(_:videoId:now:)`` (the tile controller marks a tile's video while a view is bound to it). Their
+///   frames are decoded and handed out as ``SessionMediaEffect/remoteVideoFrame``. Any other video is assembled and
+///   counted but not decoded; ``SessionMediaEffect/remoteVideoArrived`` announces it (its first frame, a key frame of
+///   a new size, the first frame after a pause at the source) so its tile exists and can be bound. Marking a video
+///   that already delivered frames asks for a key frame at once; decoding starts at the next key frame.
 ///
 /// The shell feeds it frames, packets and the time and calls ``tick(now:)`` at ``nextDeadline``. Costs per sent
 /// frame: one encode (about 1–4 ms at 320×180–640×360) and one array per packet; per received frame one decode and
@@ -139,6 +144,14 @@ final class SessionVideoCore {
         var needsKeyFrame = false
         var lastKeyFrameRequest: NIODeadline?
         var framesDecoded = 0
+        /// Complete frames assembled, decoded or not.
+        var framesReceived = 0
+        /// Whether frames are decoded (somebody looks at the video); see ``SessionVideoCore/setDecoded(_:videoId:now:)``.
+        var decoding = false
+        /// Frames are skipped until a key frame: decoding started after the stream did.
+        var awaitingKeyFrame = false
+        /// An undecoded video announces its next frame (its first, or the first after a pause at the source).
+        var announcePending = true
         var bytesReceived = 0
         var packetsReceived = 0
         var nacksSent = 0
@@ -157,6 +170,8 @@ final class SessionVideoCore {
     private var transportFeedbackExtensionId: UInt8?
     /// Stream ids the server reports stopped at their sender.
     private var pausedAtSource: Set<UInt32> = []
+    /// The videos whose frames are decoded (``setDecoded(_:videoId:now:)``), kept across renegotiations.
+    private var decodedVideoIds: Set<Int> = []
     /// The SSRC this side's RTCP feedback is sent from (the audio SSRC).
     private var reportSSRC: UInt32 = 0
     private var nextReport: NIODeadline?
@@ -188,8 +203,8 @@ final class SessionVideoCore {
     var receiveStatistics: [RemoteVideoStatistics] {
         receivers.values.map {
             RemoteVideoStatistics(videoId: $0.track.videoId, attendeeId: $0.track.attendeeId,
-                                  bytesReceived: $0.bytesReceived, framesDecoded: $0.framesDecoded,
-                                  width: $0.lastSize.width, height: $0.lastSize.height)
+                                  bytesReceived: $0.bytesReceived, framesReceived: $0.framesReceived,
+                                  framesDecoded: $0.framesDecoded, width: $0.lastSize.width, height: $0.lastSize.height)
         }.sorted { $0.videoId < $1.videoId }
     }
 
@@ -238,7 +253,9 @@ final class SessionVideoCore {
         }
         for track in tracks {
             if receivers[track.ssrc] == nil {
-                receivers[track.ssrc] = Receiver(track: track)
+                let receiver = Receiver(track: track)
+                receiver.decoding = decodedVideoIds.contains(track.videoId)
+                receivers[track.ssrc] = receiver
                 if pausedAtSource.contains(track.streamId) {
                     effects.append(.remoteVideoPausedAtSource(videoId: track.videoId, attendeeId: track.attendeeId))
                 }
@@ -266,9 +283,34 @@ final class SessionVideoCore {
     func setPausedAtSource(_ streamIds: Set<UInt32>) -> [SessionMediaEffect] {
         let newlyPaused = streamIds.subtracting(pausedAtSource)
         pausedAtSource = streamIds
-        return receivers.values.filter { newlyPaused.contains($0.track.streamId) }
+        let paused = receivers.values.filter { newlyPaused.contains($0.track.streamId) }
+        for receiver in paused { receiver.announcePending = true }
+        return paused
             .sorted { $0.track.videoId < $1.track.videoId }
             .map { .remoteVideoPausedAtSource(videoId: $0.track.videoId, attendeeId: $0.track.attendeeId) }
+    }
+
+    /// Decodes remote video `videoId` (somebody looks at it) or stops decoding it (its decoder is released). A video
+    /// that already delivered frames asks its sender for a key frame at once and skips frames until one arrives; one
+    /// marked before its first frame just starts with the key frame every new downlink begins with.
+    func setDecoded(_ decoded: Bool, videoId: Int, now: NIODeadline) -> [SessionMediaEffect] {
+        if decoded { decodedVideoIds.insert(videoId) } else { decodedVideoIds.remove(videoId) }
+        guard let (ssrc, receiver) = receivers.first(where: { $0.value.track.videoId == videoId }),
+              receiver.decoding != decoded else { return [] }
+        receiver.decoding = decoded
+        guard decoded else {
+            // Its tile may be gone with its view (unbindVideoView): the next frame brings it back.
+            receiver.announcePending = true
+            receiver.decoder = nil
+            receiver.needsKeyFrame = false
+            receiver.awaitingKeyFrame = false
+            return []
+        }
+        guard receiver.framesReceived > 0 else { return [] }
+        receiver.awaitingKeyFrame = true
+        receiver.lastKeyFrameRequest = now
+        receiver.plisSent += 1
+        return [.sendRTCP(Self.compound(reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc)))]
     }
 
     /// The media connection ended: every received video ends.
@@ -388,13 +430,41 @@ final class SessionVideoCore {
         var effects: [SessionMediaEffect] = []
         for frame in receiver.assembler.insert(sequenceNumber: media.sequenceNumber, timestamp: media.timestamp,
                                                marker: media.marker, payload: media.payload, now: now) {
+            receiver.framesReceived += 1
+            let arrival = frame.firstArrival.uptimeNanoseconds.toInt64
+            guard receiver.decoding else {
+                if let size = frame.keyFrameSize {
+                    receiver.needsKeyFrame = false
+                    if size != receiver.lastSize { receiver.announcePending = true }
+                    receiver.lastSize = size
+                } else if receiver.lastSize == (0, 0) {
+                    // Without a key frame the video's size is unknown and a decoder bound later could not start.
+                    receiver.needsKeyFrame = true
+                    continue
+                }
+                if receiver.announcePending {
+                    receiver.announcePending = false
+                    effects.append(.remoteVideoArrived(width: receiver.lastSize.width, height: receiver.lastSize.height,
+                                                       timestampNanoseconds: arrival, videoId: receiver.track.videoId,
+                                                       attendeeId: receiver.track.attendeeId))
+                }
+                continue
+            }
+            if receiver.awaitingKeyFrame {
+                guard frame.keyFrameSize != nil else {
+                    receiver.needsKeyFrame = true
+                    continue
+                }
+                receiver.awaitingKeyFrame = false
+            }
             if receiver.decoder == nil { receiver.decoder = try? VP8Decoder() }
             do {
                 guard let image = try receiver.decoder?.decode(frame.data) else { continue }
                 receiver.needsKeyFrame = false
+                receiver.announcePending = false
                 receiver.framesDecoded += 1
                 receiver.lastSize = (image.width, image.height)
-                effects.append(.remoteVideoFrame(image, timestampNanoseconds: frame.firstArrival.uptimeNanoseconds.toInt64,
+                effects.append(.remoteVideoFrame(image, timestampNanoseconds: arrival,
                                                  videoId: receiver.track.videoId, attendeeId: receiver.track.attendeeId))
             } catch {
                 receiver.needsKeyFrame = true

@@ -7,18 +7,22 @@ public struct RemoteVideoStatistics: Sendable, Equatable {
     public var attendeeId: String
     /// RTP payload bytes received (retransmissions included).
     public var bytesReceived: Int
+    /// Complete frames received, decoded or not (only videos whose tile has a view bound are decoded).
+    public var framesReceived: Int
     /// Frames decoded.
     public var framesDecoded: Int
-    /// The size of the last decoded frame (0 before the first).
+    /// The size of the last decoded frame, or of the last key frame while not decoding (0 before the first).
     public var width: Int
-    /// The size of the last decoded frame (0 before the first).
+    /// The size of the last decoded frame, or of the last key frame while not decoding (0 before the first).
     public var height: Int
 
     /// Creates statistics.
-    public init(videoId: Int, attendeeId: String, bytesReceived: Int, framesDecoded: Int, width: Int, height: Int) {
+    public init(videoId: Int, attendeeId: String, bytesReceived: Int, framesReceived: Int, framesDecoded: Int,
+                width: Int, height: Int) {
         self.videoId = videoId
         self.attendeeId = attendeeId
         self.bytesReceived = bytesReceived
+        self.framesReceived = framesReceived
         self.framesDecoded = framesDecoded
         self.width = width
         self.height = height

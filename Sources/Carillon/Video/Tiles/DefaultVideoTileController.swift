@@ -28,6 +28,10 @@ import Foundation
 /// has a view first unbinds that one. ``unbindVideoView(tileId:)`` forgets the tile too (the Chime SDK's "old
 /// behaviour"): the next frame of that video adds it again.
 ///
+/// **Decoding.** A remote video is decoded only while a view is bound to its tile (binding tells the session,
+/// unbinding and removal too): a tile without a view still comes, changes size, pauses and goes, but costs no
+/// decoding. The first frames after binding wait for a key frame, which the session asks for at once.
+///
 /// Threading: tiles and views live on the session's callback queue. Every method may be called from any thread:
 /// called on the callback queue it acts at once, else it is carried there (in call order). Observers are called
 /// asynchronously on the callback queue, in order; views receive frames synchronously there.
@@ -82,6 +86,12 @@ public final class DefaultVideoTileController: VideoTileController, RemoteVideoF
                        pauseState: pausedForPoorConnection ? .pausedForPoorConnection : .unpaused)
     }
 
+    /// An undecoded remote video's announcement (on the callback queue): adds, resizes or resumes its tile like a
+    /// frame would, with nothing to show.
+    func remoteVideoArrived(width: Int, height: Int, timestampNanoseconds: Int64, videoId: Int, attendeeId: String) {
+        onQueue { $0.handle(frame: nil, size: (width, height), videoId: videoId, attendeeId: attendeeId, pauseState: .unpaused) }
+    }
+
     // MARK: VideoTileControllerFacade
 
     /// See ``VideoTileControllerFacade/bindVideoView(videoView:tileId:)``.
@@ -122,23 +132,33 @@ public final class DefaultVideoTileController: VideoTileController, RemoteVideoF
     // MARK: On the callback queue
 
     private func handle(frame: VideoFrame?, videoId: Int, attendeeId: String?, pauseState: VideoPauseState) {
-        let width = frame?.width ?? 0, height = frame?.height ?? 0
+        handle(frame: frame, size: frame.map { ($0.width, $0.height) }, videoId: videoId, attendeeId: attendeeId,
+               pauseState: pauseState)
+    }
+
+    /// `size` without `frame`: an undecoded video delivers frames of that size (nothing to show).
+    private func handle(frame: VideoFrame?, size: (width: Int, height: Int)?, videoId: Int, attendeeId: String?,
+                        pauseState: VideoPauseState) {
+        let width = size?.width ?? 0, height = size?.height ?? 0
         guard let tile = tiles[videoId] else {
-            if frame != nil || pauseState != .unpaused {
+            if size != nil || pauseState != .unpaused {
                 addTile(videoId: videoId, attendeeId: attendeeId, pauseState: pauseState, width: width, height: height)
             }
             return
         }
         let state = tile.state
         // The session ends a video with an unpaused empty frame.
-        if frame == nil && pauseState == .unpaused {
+        if size == nil && pauseState == .unpaused {
             tiles.removeValue(forKey: videoId)
             // The view goes with the tile (Chime keeps the binding until the view is bound elsewhere).
-            if let key = viewTiles.first(where: { $0.value === tile })?.key { viewTiles.removeValue(forKey: key) }
+            if let key = viewTiles.first(where: { $0.value === tile })?.key {
+                viewTiles.removeValue(forKey: key)
+                setDecoded(false, tile: tile)
+            }
             notify(state) { $0.videoTileDidRemove(tileState: $1) }
             return
         }
-        if frame != nil, width != state.videoStreamContentWidth || height != state.videoStreamContentHeight {
+        if size != nil, width != state.videoStreamContentWidth || height != state.videoStreamContentHeight {
             state.videoStreamContentWidth = width
             state.videoStreamContentHeight = height
             notify(state) { $0.videoTileSizeDidChange(tileState: $1) }
@@ -177,12 +197,20 @@ public final class DefaultVideoTileController: VideoTileController, RemoteVideoF
         }
         tile.bind(videoRenderView: view)
         viewTiles[key] = tile
+        setDecoded(true, tile: tile)
     }
 
     private func removeViewBinding(tileId: Int) {
         guard let (key, tile) = viewTiles.first(where: { $0.value.state.tileId == tileId }) else { return }
         tile.unbind()
         viewTiles.removeValue(forKey: key)
+        setDecoded(false, tile: tile)
+    }
+
+    /// A remote video is decoded only while a view is bound to its tile.
+    private func setDecoded(_ decoded: Bool, tile: any VideoTile) {
+        guard !tile.state.isLocalTile else { return }
+        control?.setRemoteVideoDecoded(decoded, videoId: tile.state.tileId)
     }
 
     private func setUserPause(_ paused: Bool, tileId: Int) {

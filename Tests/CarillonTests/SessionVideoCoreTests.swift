@@ -1,0 +1,162 @@
+import CarillonCodecs
+import CarillonRTC
+import NIOCore
+import Testing
+
+@testable import Carillon
+
+/// The client video core's receive side in virtual time: a sending core's packets go straight into a receiving
+/// core (no loss), and the receiver decodes only what somebody looks at.
+@Suite struct SessionVideoCoreTests {
+    static let start = NIODeadline.uptimeNanoseconds(10_000_000_000)
+    static let mediaSSRC: UInt32 = 0x0A0A_0001
+    static let videoId = 42
+
+    /// A sender of a 320x180 pattern and a receiver of its stream, stepped 66 ms a frame.
+    final class Pair {
+        let sender = SessionVideoCore()
+        let receiver = SessionVideoCore()
+        let pattern: VideoTestPattern
+        var now = SessionVideoCoreTests.start
+        var frame = 0
+        /// Everything the receiver handed out, in order.
+        var received: [SessionMediaEffect] = []
+        /// Key-frame requests the receiver sent.
+        var pictureLossIndications = 0
+
+        init(width: Int = 320, height: Int = 180) throws {
+            pattern = try VideoTestPattern(width: width, height: height, color: .green)
+            _ = sender.configure(send: .init(ssrc: mediaSSRC, rtxSSRC: mediaSSRC + 1, payloadType: 96, rtxPayloadType: 97,
+                                             transportCCExtensionId: nil, cname: "sender", maximumBitrate: 0,
+                                             screenContent: false),
+                                 receive: [], reportSSRC: 1, now: now)
+            _ = receiver.configure(send: nil, receive: [.init(mid: "1", streamId: UInt32(videoId), attendeeId: "alice",
+                                                               ssrc: mediaSSRC, rtxSSRC: mediaSSRC + 1, payloadType: 96,
+                                                               rtxPayloadType: 97)],
+                                   reportSSRC: 2, now: now)
+        }
+
+        /// Sends `count` frames, 66 ms apart, delivering every packet at once and every PLI back to the sender.
+        func run(frames count: Int, pattern override: VideoTestPattern? = nil) {
+            for _ in 0..<count {
+                let image = (override ?? pattern).image(frame: frame)
+                deliver(sender.send(image, timestampNanoseconds: Int64(frame) * 66_000_000, now: now))
+                var step = now
+                // The pacer spreads a frame's packets: follow its deadlines up to the next frame.
+                while let due = sender.nextDeadline, due < now + .milliseconds(66) {
+                    step = max(step, due)
+                    deliver(sender.tick(now: step))
+                    receiverEffects(receiver.tick(now: step))
+                }
+                frame += 1
+                now = now + .milliseconds(66)
+            }
+        }
+
+        func setDecoded(_ decoded: Bool) {
+            receiverEffects(receiver.setDecoded(decoded, videoId: videoId, now: now))
+        }
+
+        private func deliver(_ effects: [SessionMediaEffect]) {
+            for case .sendRTP(let bytes) in effects {
+                guard let packet = try? RTPPacket(parsing: bytes) else { continue }
+                receiverEffects(receiver.received(rtp: packet, now: now))
+            }
+        }
+
+        private func receiverEffects(_ effects: [SessionMediaEffect]) {
+            for effect in effects {
+                if case .sendRTCP(let bytes) = effect, let packets = try? RTCPPacket.parseCompound(bytes) {
+                    let plis = packets.filter { if case .pictureLossIndication = $0 { true } else { false } }
+                    pictureLossIndications += plis.count
+                    deliver(sender.received(rtcp: packets, now: now))
+                } else {
+                    received.append(effect)
+                }
+            }
+        }
+
+        var decodedCounters: [Int?] {
+            received.compactMap { effect -> Int?? in
+                guard case .remoteVideoFrame(let image?, _, _, _) = effect else { return nil }
+                return VideoPatternReading(image).counter
+            }
+        }
+
+        var arrivals: [(width: Int, height: Int)] {
+            received.compactMap {
+                guard case .remoteVideoArrived(let width, let height, _, _, _) = $0 else { return nil }
+                return (width, height)
+            }
+        }
+
+        var statistics: RemoteVideoStatistics? { receiver.receiveStatistics.first }
+    }
+
+    @Test func aVideoNobodyLooksAtIsReceivedButNotDecodedAndAnnouncedOnce() throws {
+        let pair = try Pair()
+        pair.run(frames: 30)
+        #expect(pair.decodedCounters.isEmpty)
+        #expect(pair.arrivals.count == 1)
+        #expect(pair.arrivals.first?.width == 320 && pair.arrivals.first?.height == 180)
+        let statistics = try #require(pair.statistics)
+        #expect(statistics.framesReceived == 30)
+        #expect(statistics.framesDecoded == 0)
+        #expect(statistics.width == 320 && statistics.height == 180)
+        #expect(pair.pictureLossIndications == 0)
+    }
+
+    @Test func decodingAVideoMarkedBeforeItsFirstFrameStartsWithThatFrame() throws {
+        let pair = try Pair()
+        pair.setDecoded(true)
+        pair.run(frames: 20)
+        #expect(pair.decodedCounters == (0..<20).map { Optional($0) })
+        #expect(pair.arrivals.isEmpty)
+        #expect(pair.pictureLossIndications == 0)
+    }
+
+    @Test func bindingLaterAsksForAKeyFrameAtOnceAndDecodesFromIt() throws {
+        let pair = try Pair()
+        pair.run(frames: 10)
+        pair.setDecoded(true)
+        // The PLI went out with the call, not at a timer.
+        #expect(pair.pictureLossIndications == 1)
+        pair.run(frames: 10)
+        let counters = pair.decodedCounters
+        // The key frame answering the PLI is the very next one encoded: nothing from the undecoded part is shown.
+        #expect(counters == (10..<20).map { Optional($0) })
+        #expect(pair.pictureLossIndications == 1)
+        #expect(pair.statistics?.framesReceived == 20)
+        #expect(pair.statistics?.framesDecoded == 10)
+    }
+
+    @Test func unbindingStopsDecodingAndTheNextFrameAnnouncesTheVideoAgain() throws {
+        let pair = try Pair()
+        pair.setDecoded(true)
+        pair.run(frames: 5)
+        pair.setDecoded(false)
+        pair.run(frames: 5)
+        #expect(pair.decodedCounters.count == 5)
+        // Its tile may have gone with the view: the next frame brings it back, once.
+        #expect(pair.arrivals.count == 1)
+        #expect(pair.statistics?.framesReceived == 10)
+    }
+
+    @Test func anUndecodedVideoAnnouncesAKeyFrameOfANewSize() throws {
+        let pair = try Pair()
+        pair.run(frames: 3)
+        pair.run(frames: 3, pattern: try VideoTestPattern(width: 640, height: 360, color: .green))
+        #expect(pair.arrivals.map { "\($0.width)x\($0.height)" } == ["320x180", "640x360"])
+        #expect(pair.statistics?.width == 640)
+    }
+
+    @Test func anUndecodedVideoPausedAtItsSourceIsAnnouncedAgainWithItsNextFrame() throws {
+        let pair = try Pair()
+        pair.run(frames: 3)
+        _ = pair.receiver.setPausedAtSource([UInt32(Self.videoId)])
+        pair.run(frames: 1)
+        _ = pair.receiver.setPausedAtSource([])
+        pair.run(frames: 2)
+        #expect(pair.arrivals.count == 2)
+    }
+}
