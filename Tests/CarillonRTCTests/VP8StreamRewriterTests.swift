@@ -89,6 +89,33 @@ import Testing
         #expect(first.pictureID == 5 && second.pictureID == 6)
     }
 
+    @Test func sevenBitPictureIDsWrapModulo128AndALaterFifteenBitSourceContinuesTheCount() {
+        var rewriter = VP8StreamRewriter(ssrc: 1, payloadType: 96, firstSequenceNumber: 10, firstPictureID: 0x7FFE)
+        func packet(ssrc: UInt32, sequence: UInt16, key: Bool, pictureID: UInt16, long: Bool) -> [UInt8] {
+            var payload: [UInt8] = []
+            VP8PayloadDescriptor(startOfPartition: true, pictureID: pictureID, hasLongPictureID: long).write(to: &payload)
+            payload += VP8Stream.frameData(key: key, size: 12, seed: 1)
+            return RTPPacket(marker: true, payloadType: 96, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3_000,
+                             ssrc: ssrc, payload: payload[...]).serialized()
+        }
+        rewriter.switchSource(to: 2)
+        // The 7-bit source counts 125, 126, 127, 0, 1, 2; one packet arrives late, after its successor.
+        let ids: [UInt16] = [125, 126, 127, 0, 2, 1]
+        let sequences: [UInt16] = [1, 2, 3, 4, 6, 5]
+        let sent = zip(ids, sequences).map { id, sequence in
+            forward([packet(ssrc: 2, sequence: sequence, key: sequence == 1, pictureID: id, long: false)],
+                    through: &rewriter, at: start)[0].2!
+        }
+        #expect(sent.allSatisfy { !$0.hasLongPictureID })
+        // The downlink starts at 0x7FFE: modulo 128 that is 126.
+        #expect(sent.map(\.pictureID) == [126, 127, 0, 1, 3, 2])
+        rewriter.switchSource(to: 3)
+        let next = forward([packet(ssrc: 3, sequence: 40, key: true, pictureID: 9_000, long: true)], through: &rewriter,
+                           at: start)[0].2!
+        // The count went 0x7FFE, 0x7FFF, 0, 1, (2), 3 across the 7-bit wrap; the late packet did not pull it back.
+        #expect(next.hasLongPictureID && next.pictureID == 4)
+    }
+
     @Test func aResumeWaitsForAKeyFrameAndDropsWhatCameBefore() {
         var source = VP8Stream(ssrc: 0xAAAA)
         var rewriter = VP8StreamRewriter(ssrc: 9, payloadType: 96, firstSequenceNumber: 0, firstPictureID: 0)

@@ -36,20 +36,29 @@ import Testing
                                    reportSSRC: 2, now: now)
         }
 
-        /// Sends `count` frames, 66 ms apart, delivering every packet at once and every PLI back to the sender.
+        /// Media packets (by their index among those sent) lost on the way; repairs always arrive.
+        var loses: (Int) -> Bool = { _ in false }
+        /// Media packets (by index) that arrive twice.
+        var duplicates: (Int) -> Bool = { _ in false }
+        private var mediaPacketsSent = 0
+        private var highestDelivered = -1
+        /// At each metrics report: media packets numbered up to the highest delivered (what the receiver expected).
+        var expectedAtReports: [Int] = []
+
+        /// Sends `count` frames, 66 ms apart, delivering every packet at once and the receiver's RTCP back to the
+        /// sender; both cores are ticked at their own deadlines in between.
         func run(frames count: Int, pattern override: VideoTestPattern? = nil) {
             for _ in 0..<count {
                 let image = (override ?? pattern).image(frame: frame)
+                let frameEnd = now + .milliseconds(66)
                 deliver(sender.send(image, timestampNanoseconds: Int64(frame) * 66_000_000, now: now))
-                var step = now
-                // The pacer spreads a frame's packets: follow its deadlines up to the next frame.
-                while let due = sender.nextDeadline, due < now + .milliseconds(66) {
-                    step = max(step, due)
-                    deliver(sender.tick(now: step))
-                    receiverEffects(receiver.tick(now: step))
+                while let due = sender.nextDeadline.earlier(receiver.nextDeadline), due < frameEnd {
+                    now = max(now, due)
+                    if let senderDue = sender.nextDeadline, senderDue <= now { deliver(sender.tick(now: now)) }
+                    if let receiverDue = receiver.nextDeadline, receiverDue <= now { receiverEffects(receiver.tick(now: now)) }
                 }
                 frame += 1
-                now = now + .milliseconds(66)
+                now = frameEnd
             }
         }
 
@@ -60,6 +69,13 @@ import Testing
         private func deliver(_ effects: [SessionMediaEffect]) {
             for case .sendRTP(let bytes) in effects {
                 guard let packet = try? RTPPacket(parsing: bytes) else { continue }
+                if packet.ssrc == mediaSSRC {
+                    let index = mediaPacketsSent
+                    mediaPacketsSent += 1
+                    if loses(index) { continue }
+                    highestDelivered = max(highestDelivered, index)
+                    if duplicates(index) { receiverEffects(receiver.received(rtp: packet, now: now)) }
+                }
                 receiverEffects(receiver.received(rtp: packet, now: now))
             }
         }
@@ -71,6 +87,7 @@ import Testing
                     pictureLossIndications += plis.count
                     deliver(sender.received(rtcp: packets, now: now))
                 } else {
+                    if case .videoMetrics = effect { expectedAtReports.append(highestDelivered + 1) }
                     received.append(effect)
                 }
             }
@@ -91,6 +108,13 @@ import Testing
         }
 
         var statistics: RemoteVideoStatistics? { receiver.receiveStatistics.first }
+
+        /// The receive side of each second's metrics.
+        var receiveMetrics: [VideoClientMetrics.Receive] {
+            received.compactMap { if case .videoMetrics(let metrics) = $0 { metrics.receive.first } else { nil } }
+        }
+
+        var mediaPackets: Int { mediaPacketsSent }
     }
 
     @Test func aVideoNobodyLooksAtIsReceivedButNotDecodedAndAnnouncedOnce() throws {
@@ -148,6 +172,21 @@ import Testing
         pair.run(frames: 3, pattern: try VideoTestPattern(width: 640, height: 360, color: .green))
         #expect(pair.arrivals.map { "\($0.width)x\($0.height)" } == ["320x180", "640x360"])
         #expect(pair.statistics?.width == 640)
+    }
+
+    @Test func eachSecondsLossCountsMediaPacketsNotRepairsOrDuplicates() throws {
+        let pair = try Pair()
+        pair.setDecoded(true)
+        // Every tenth media packet is lost once (NACK and RTX repair it); every seventh arrives twice.
+        pair.loses = { $0 % 10 == 5 }
+        pair.duplicates = { $0 % 7 == 3 }
+        pair.run(frames: 32)
+        let metrics = pair.receiveMetrics
+        #expect(metrics.count == 2)
+        let expected = pair.expectedAtReports
+        #expect(metrics.map(\.expected) == [expected[0], expected[1] - expected[0]])
+        #expect(metrics.allSatisfy { $0.lost == 0 }, "every loss was repaired before its report")
+        #expect(pair.statistics?.framesDecoded == 32)
     }
 
     @Test func anUndecodedVideoPausedAtItsSourceIsAnnouncedAgainWithItsNextFrame() throws {

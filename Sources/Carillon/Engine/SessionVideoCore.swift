@@ -601,7 +601,8 @@ final class SessionVideoCore {
                     expected = Int(block.extendedHighestSequence &- previous.extendedHighestSequence)
                     lost = Int(block.cumulativeLost) - Int(previous.cumulativeLost)
                 } else {
-                    expected = receiver.packetsReceived + Int(block.cumulativeLost)
+                    // From the first packet on (RTX repairs are not expected packets of their own).
+                    expected = Int(clamping: receiver.statistics.packetsExpected)
                     lost = Int(block.cumulativeLost)
                 }
             }

@@ -92,7 +92,8 @@ struct ClientMetricsCollector {
         return metrics.isEmpty ? nil : metrics
     }
 
-    private static func percent(lost: Int, expected: Int) -> Double {
+    /// `100 · lost / expected`, clamped to 0–100 (duplicates and late counts can push it outside); `expected` > 0.
+    static func percent(lost: Int, expected: Int) -> Double {
         min(max(100 * Double(lost) / Double(expected), 0), 100)
     }
 }

@@ -69,7 +69,7 @@ struct VideoClientMetrics: Sendable, Equatable {
             let expected = receive.reduce(0) { $0 + $1.expected }
             if expected > 0 {
                 let lost = receive.reduce(0) { $0 + $1.lost }
-                metrics[.videoReceivePacketLossPercent] = min(max(100 * Double(lost) / Double(expected), 0), 100)
+                metrics[.videoReceivePacketLossPercent] = ClientMetricsCollector.percent(lost: lost, expected: expected)
             }
         }
         return metrics
@@ -104,7 +104,7 @@ struct VideoClientMetrics: Sendable, Equatable {
             frame.metrics = Self.metrics([
                 (.videoReceivedBitrate, stream.bitrate), (.videoReceivedPps, stream.packetsPerSecond),
                 (.videoReceivedFractionPacketLostPercent,
-                 stream.expected > 0 ? min(max(100 * Double(stream.lost) / Double(stream.expected), 0), 100) : nil),
+                 stream.expected > 0 ? ClientMetricsCollector.percent(lost: stream.lost, expected: stream.expected) : nil),
                 (.videoReceivedFps, stream.decodedFramesPerSecond), (.videoDecodeFps, stream.decodedFramesPerSecond),
                 (.videoNacksSent, stream.nacksSent), (.videoPlisSent, stream.plisSent),
                 (.videoReceivedJitterMs, stream.jitterMilliseconds),

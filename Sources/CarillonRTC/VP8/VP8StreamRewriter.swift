@@ -10,8 +10,8 @@ import NIOCore
 /// incomplete), the timestamp advances by the time that passed, and the picture indices by one. Within one source
 /// the offsets stay fixed, so reordered and retransmitted packets keep their order.
 ///
-/// A source with 7-bit PictureIDs keeps them 7-bit (rewritten modulo 128); expanding them needs a longer packet and
-/// is the ingress's job. O(1) per packet, no allocation. Not thread-safe: owned by the downlink's meeting loop.
+/// A source with 7-bit PictureIDs keeps them 7-bit (rewritten modulo 128; expanding them needs a longer packet),
+/// while the downlink's own 15-bit count follows them, so a later 15-bit source continues from the right value. O(1) per packet, no allocation. Not thread-safe: owned by the downlink's meeting loop.
 public struct VP8StreamRewriter: Sendable {
     /// What to do with a packet.
     public enum Verdict: Sendable, Equatable {
@@ -92,13 +92,18 @@ public struct VP8StreamRewriter: Sendable {
         let base = header.payloadRange.lowerBound
         var pictureID: UInt16?
         if let offset = descriptor.pictureIDOffset, let original = descriptor.pictureID {
-            let value = (original &- pictureIDOffset) & 0x7FFF
-            pictureID = value
             if descriptor.hasLongPictureID {
+                let value = (original &- pictureIDOffset) & 0x7FFF
+                pictureID = value
                 packet[base + offset] = 0x80 | UInt8(value >> 8)
                 packet[base + offset + 1] = UInt8(truncatingIfNeeded: value)
             } else {
-                packet[base + offset] = UInt8(value & 0x7F)
+                let low = UInt8((original &- pictureIDOffset) & 0x7F)
+                packet[base + offset] = low
+                // The downlink's 15-bit count moves by the 7-bit step (sign-extended, so a reordered packet steps
+                // back): after a wrap of the source's 7 bits a later 15-bit source still continues where this ended.
+                let step = Int8(bitPattern: (low &- UInt8(truncatingIfNeeded: lastPictureID & 0x7F)) << 1) >> 1
+                pictureID = UInt16(bitPattern: Int16(bitPattern: lastPictureID) &+ Int16(step)) & 0x7FFF
             }
         }
         var tl0: UInt8?
