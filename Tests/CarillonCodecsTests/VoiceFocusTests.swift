@@ -36,6 +36,29 @@ import Glibc
                 "\(noise): STOI \(score.noisyIntelligibility) -> \(score.processedIntelligibility)")
     }
 
+    /// A session turns Voice Focus on whenever the app asks, often while the microphone gives digital silence (a
+    /// virtual device, a muted input): the speech after it must come through, in mono and stereo.
+    @Test(.enabled(if: library != nil, skipReason), arguments: [AudioFormat.mono48k, .stereo48k])
+    func speechAfterSecondsOfDigitalSilenceComesThrough(format: AudioFormat) throws {
+        let library = try #require(Self.library)
+        var random = SeededGenerator(seed: 31)
+        let corpus = SpeechCorpus(seconds: 6, using: &random)
+        let noisy = corpus.noisy(corpus.noise(.keyboard, using: &random), snrDB: 5)
+        let suppressor = try NoiseSuppressor(library: library, format: format)
+        let frame = format.interleavedSampleCount(milliseconds: 20)
+        for _ in 0..<150 { _ = suppressor.process(AudioFrame(format: format, samples: [Int16](repeating: 0, count: frame))) }
+        var output: [Int16] = []
+        for start in stride(from: 0, to: noisy.count - 959, by: 960) {
+            let mono = Array(noisy[start..<start + 960])
+            let samples = format.channels == 1 ? mono : mono.flatMap { [$0, $0] }
+            let processed = suppressor.process(AudioFrame(format: format, samples: samples)).samples
+            output += format.channels == 1 ? processed : stride(from: 0, to: processed.count, by: 2).map { processed[$0] }
+        }
+        let score = NoiseSuppressionScore(corpus: corpus, noisy: noisy, processed: output)
+        #expect(abs(score.speechLevelChangeDB) <= 1, "\(format.channels) channels: speech level changed by \(score.speechLevelChangeDB) dB")
+        #expect(score.noiseRemovedInPausesDB >= 15, "\(format.channels) channels: \(score.noiseRemovedInPausesDB) dB removed")
+    }
+
     @Test(.enabled(if: library != nil, skipReason))
     func cleanSpeechPassesAtItsLevel() throws {
         let library = try #require(Self.library)

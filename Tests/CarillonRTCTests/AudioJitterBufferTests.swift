@@ -341,6 +341,46 @@ struct AudioStreamSimulation {
         checkIdentities(simulation)
     }
 
+    /// A reading loop or a sender that stalled for 3 s delivers its backlog in one burst: the buffer must not play 3 s
+    /// late from then on, but drop the stale packets at once and go on at its target with the newest.
+    @Test func aBurstAfterAStallIsDroppedAtOnceDownToTheTarget() {
+        var buffer = AudioJitterBuffer()
+        let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        func payload(_ index: Int) -> ArraySlice<UInt8> { [UInt8(index >> 8), UInt8(truncatingIfNeeded: index)][...] }
+        func packet(_ index: Int, at arrival: NIODeadline) {
+            buffer.insert(sequenceNumber: UInt16(100 + index), timestamp: UInt32(960 * index), payload: payload(index),
+                          arrival: arrival)
+        }
+        var played: [Int] = []
+        func tick(_ time: NIODeadline) {
+            if case .packet(let bytes, _) = buffer.nextFrame(now: time) { played.append(AudioStreamSimulation.index(bytes)) }
+        }
+        // Two seconds of a steady stream.
+        for index in 0..<100 {
+            let time = start + .milliseconds(Int64(20 * index))
+            packet(index, at: time)
+            tick(time)
+        }
+        // Nothing for 3 s (the output keeps asking), then the 150 held packets all at once.
+        for step in 100..<250 { tick(start + .milliseconds(Int64(20 * step))) }
+        let burst = start + .milliseconds(5_000)
+        for index in 100..<250 { packet(index, at: burst) }
+        #expect(buffer.currentDelay > .milliseconds(2_500))
+        tick(burst)
+        // One call later the backlog is gone: no more than the target is buffered, and the newest packets play.
+        #expect(buffer.currentDelay <= buffer.targetDelay)
+        #expect(buffer.statistics.backlogFlushes == 1)
+        #expect(played.last.map { $0 >= 250 - 1 - Int(buffer.targetDelay.nanoseconds / 20_000_000) - 1 } == true)
+        let dropped = buffer.statistics.framesDropped
+        for step in 1...10 {
+            let time = burst + .milliseconds(Int64(20 * step))
+            packet(249 + step, at: time)
+            tick(time)
+        }
+        #expect(buffer.statistics.framesDropped - dropped <= 1, "the stream then plays on without dropping")
+        #expect(played.suffix(10) == Array(played.suffix(10)).sorted())
+    }
+
     @Test func sequenceAndTimestampWrapWithoutAGlitch() {
         // Sequence numbers wrap after 4 s, timestamps after 6 s.
         var simulation = AudioStreamSimulation(

@@ -24,11 +24,11 @@ private final class Attendee {
     var heard: [Int16] = []
     var packets: [RTPPacket] = []
 
-    init(_ number: UInt64, frequency: Double?, amplitude: Double = 0.2) throws {
+    init(_ number: UInt64, frequency: Double?, amplitude: Double = 0.2, dtx: Bool = false) throws {
         id = AudioMixer.ParticipantID(number)
         ssrc = UInt32(number) + 0xA000
         tone = frequency.map { ToneGenerator(frequency: $0, amplitude: amplitude) }
-        encoder = try OpusEncoder(format: .mono48k, application: .voip, dtx: false)
+        encoder = try OpusEncoder(format: .mono48k, application: .voip, dtx: dtx)
         decoder = try OpusDecoder(format: .mono48k)
     }
 
@@ -291,6 +291,25 @@ private final class Meeting {
         try meeting.run(25)  // 700 ms: released
         #expect(!meeting.mixer.currentSpeakers.contains(pausing.id))
         #expect(meeting.mixer.currentSpeakers.count == 2)
+    }
+
+    /// A talker whose pauses are digital silence (Voice Focus, a quiet virtual microphone) is released after the
+    /// hold and must be heard again from its next word, not seconds later.
+    @Test(arguments: [false, true])
+    func aTalkerIsHeardAgainAfterAPauseLongerThanTheHold(dtx: Bool) throws {
+        let talker = try Attendee(1, frequency: 440, dtx: dtx)
+        let listener = try Attendee(2, frequency: nil)
+        let meeting = try Meeting([talker, listener])
+        try meeting.run(50)
+        talker.tone = nil
+        try meeting.run(50)  // 1 s of silence: released
+        #expect(!meeting.mixer.currentSpeakers.contains(talker.id))
+        talker.tone = ToneGenerator(frequency: 440, amplitude: 0.2)
+        try meeting.run(5)
+        #expect(meeting.mixer.currentSpeakers.contains(talker.id))
+        // From 100 ms after the word starts, it is heard (the jitter buffer's delay is under that here).
+        try meeting.run(50, record: true)
+        expect(listener, hears: [440], not: [])
     }
 
     @Test func aRemovedParticipantGetsNothingAndIsNoLongerHeard() throws {

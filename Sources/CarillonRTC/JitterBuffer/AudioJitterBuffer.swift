@@ -6,8 +6,9 @@ import NIOCore
 /// It never decodes; it hands out payloads and instructions (``Playout``). Its target delay covers a percentile of the
 /// recent delay variation plus one frame, within the configured bounds; it rises at once and falls slowly. The buffer
 /// follows the target by dropping a packet or inserting a concealed frame, at most once per adaptation interval, and
-/// stalls on an underrun; this also absorbs clock drift between the sender and the output device. After a long gap
-/// it resynchronises on the next packet; a sender restart (a jump in transit delay) resets it.
+/// stalls on an underrun; this also absorbs clock drift between the sender and the output device. A backlog beyond the
+/// maximum delay (a burst after a stall) is dropped at once down to the target, so latency never stays high. After a
+/// long gap it resynchronises on the next packet; a sender restart (a jump in transit delay) resets it.
 ///
 /// Call ``nextFrame(now:)`` whenever the decoder needs the next frame: every playout tick when frames are as long
 /// as the tick (20 ms, the downlink norm); with other frame lengths (see ``frameDuration``), each time the audio of
@@ -228,6 +229,28 @@ public struct AudioJitterBuffer: Sendable {
         }
         statistics.framesInserted += stallCredit
         stallCredit = 0
+
+        if level > configuration.maximumDelay.nanoseconds {
+            // A burst after a stall (the sender's machine, the network, the reading loop) holds more than any target
+            // allows: played through, the stream would stay that late for as long as the one-at-a-time drops take
+            // (seconds of backlog, minutes). The oldest packets go at once, down to the target.
+            var dropped = 0
+            while self.level > target, bufferedCount > 1 {
+                if slots[index(cursor)]?.sequence == cursor {
+                    slots[index(cursor)] = nil
+                    bufferedCount -= 1
+                    dropped += 1
+                } else {
+                    statistics.packetsLost += 1
+                }
+                advance(by: 1)
+            }
+            statistics.framesDropped += dropped
+            statistics.backlogFlushes += 1
+            filteredLevel = Double(self.level)
+            lastAdaptation = now
+            next = firstBuffered()
+        }
 
         let mayAdapt = lastAdaptation.map { now - $0 >= configuration.adaptationInterval } ?? true
         if mayAdapt, next == cursor, filteredLevel >= Double(target + frame * 9 / 10),

@@ -25,6 +25,8 @@ public struct AudioJitterBufferStatistics: Sendable, Equatable {
     public var framesSilent = 0
     /// Packets skipped to bring the delay down to the target.
     public var framesDropped = 0
+    /// Times a backlog beyond the maximum delay was dropped at once (its packets are in `framesDropped`).
+    public var backlogFlushes = 0
     /// Frames of delay added while playing: deliberate build-up, and underrun stalls after which the stream went on
     /// where it was (stalls whose missing packets never came are counted in `packetsLost` instead).
     public var framesInserted = 0
