@@ -312,3 +312,28 @@ import Testing
         return (sum.0 / count, sum.1 / count, sum.2 / count)
     }
 }
+
+/// The conversion of one V4L2 buffer, alone.
+@Suite struct V4L2FrameConversionTests {
+    @Test func buffersThatDoNotHoldTheirFormatsPictureAreErrors() throws {
+        let mjpeg = V4L2FrameFormat(pixelFormat: .mjpeg, width: MJPEGFixtures.width, height: MJPEGFixtures.height)
+        try MJPEGFixtures.picture.withUnsafeBytes { bytes in
+            let picture = try mjpeg.picture(from: bytes)
+            #expect((picture.width, picture.height) == (64, 48))
+            // The JPEG is 64x48: asked for as another size, it is refused rather than cropped.
+            var other = mjpeg
+            other.width = 32
+            #expect(throws: I420ImageError.conversionFailed(function: "MJPGToI420", status: 1)) { try other.picture(from: bytes) }
+            #expect(throws: I420ImageError.self) { try mjpeg.picture(from: UnsafeRawBufferPointer(rebasing: bytes[..<0])) }
+            let grey = V4L2FrameFormat(pixelFormat: V4L2PixelFormat("GREY"), width: 64, height: 48)
+            #expect(throws: I420ImageError.conversionFailed(function: "V4L2 GREY", status: -1)) { try grey.picture(from: bytes) }
+        }
+        // A YUYV buffer one row short.
+        let yuyv = V4L2FrameFormat(pixelFormat: .yuyv, width: 64, height: 48, bytesPerLine: 128)
+        try [UInt8](repeating: 128, count: 128 * 47).withUnsafeBytes { bytes in
+            #expect(throws: I420ImageError.bufferTooSmall(plane: "YUYV", count: 128 * 47, needed: 128 * 48)) {
+                try yuyv.picture(from: bytes)
+            }
+        }
+    }
+}

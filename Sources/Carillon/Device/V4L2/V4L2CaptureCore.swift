@@ -7,7 +7,8 @@
 /// each, `STREAMON`. Then each ``poll()`` dequeues every filled buffer without blocking until `EAGAIN`, requeues all
 /// but the newest (counted in ``droppedFrames``) and hands the newest out as ``Event/frame(index:bytesUsed:)``;
 /// ``release(index:)`` requeues it once converted. A buffer the driver flags as corrupt, or empty, is requeued at once
-/// (``corruptFrames``). Any other failure (an unplugged device answers `ENODEV`) is ``Event/failed(reason:)``, after
+/// (``corruptFrames``). Any other failure (an unplugged device answers `ENODEV`, or `EIO` from a queue the driver
+/// marked as failed) is ``Event/failed(reason:)``, after
 /// which the core tears down (`STREAMOFF`, unmap and `REQBUFS 0`, whose own failures are ignored) and stops. ``stop()``
 /// tears down the same way and ends with ``Event/stopped``.
 ///
