@@ -261,6 +261,31 @@ import Testing
         #expect(camera.device?.label == "Pattern camera (blue)", "not switched while an app's source is in use")
     }
 
+    @Test func theSessionSendsTheWebcamAndItsDeviceControllerSwitchesAwayFromIt() throws {
+        let urls = MeetingSessionURLs(audioFallbackUrl: "ws://127.0.0.1:1/calls/m", audioHostUrl: "127.0.0.1:1",
+                                      turnControlUrl: "http://127.0.0.1:1/turn", signalingUrl: "ws://127.0.0.1:1/control/m",
+                                      urlRewriter: URLRewriterUtils.defaultUrlRewriter)
+        let configuration = MeetingSessionConfiguration(
+            meetingId: "m", externalMeetingId: nil,
+            credentials: MeetingSessionCredentials(attendeeId: "a-1", externalUserId: "alice", joinToken: "t"),
+            urls: urls, urlRewriter: URLRewriterUtils.defaultUrlRewriter, meetingFeatures: MeetingFeatures())
+        let control = FakeVideoControl()
+        let audioVideo = DefaultAudioVideoFacade(configuration: configuration, logger: logger, callbackQueue: callbacks.queue,
+                                                 videoControl: control, cameras: cameras, captureEventLoop: loop)
+        audioVideo.camera.format = VideoCaptureFormat(width: 320, height: 180, maxFrameRate: 15)
+        #expect(audioVideo.getActiveCamera()?.label == "Scripted Camera (/dev/video0)")
+        try audioVideo.startLocalVideo()
+        let picture = try VideoTestPattern(width: 320, height: 180, color: .cyan).image(frame: 77)
+        webcam.arrive(Self.yuyv(picture))
+        loop.advanceTime(by: frameTime)
+        #expect(control.frames.map(\.image) == [picture])
+        audioVideo.switchCamera()
+        #expect(audioVideo.getActiveCamera()?.label == "Pattern camera (blue)")
+        #expect(webcam.openHandles.isEmpty)
+        #expect(VideoPatternReading(try #require(control.frames.last?.image)).nearestColor() == .blue)
+        audioVideo.stopLocalVideo()
+    }
+
     // MARK: Helpers
 
     private func image(_ frame: VideoFrame) throws -> I420Image {

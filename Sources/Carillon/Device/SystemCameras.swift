@@ -38,8 +38,8 @@ final class SystemCameras: CameraDeviceProvider, Sendable {
         case .virtualCamera: return virtual
         case .unspecified:
             let matches = { (list: [MediaDevice]) in list.contains { $0.label == camera.label && $0.type == camera.type } }
-            if matches(virtual.cameras) { return virtual }
-            return matches(v4l2.cameras) ? v4l2 : nil
+            if matches(v4l2.cameras) { return v4l2 }
+            return matches(virtual.cameras) ? virtual : nil
         case .virtual, .alsa: return nil
         }
     }
