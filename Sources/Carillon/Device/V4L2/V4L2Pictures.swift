@@ -109,10 +109,8 @@ final class V4L2Pictures: PictureProducer {
         core.stop()
         _ = drive()
         device.close()
+        logger.info(msg: "V4L2 \(label): stopped (\(core.droppedFrames) pictures replaced by newer ones before a tick, \(core.corruptFrames) corrupt)")
     }
-
-    /// Frames dropped because a newer one arrived in the same tick, and frames the driver flagged as corrupt.
-    var droppedAndCorruptFrames: (dropped: Int, corrupt: Int) { (core.droppedFrames, core.corruptFrames) }
 
     // MARK: Private
 
