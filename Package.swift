@@ -93,6 +93,8 @@ let package = Package(
             providers: [.apt(["libyuv-dev"])]
         ),
         .target(name: "CarillonCodecs", dependencies: ["CCarillonOpus", "CCarillonVPX", "CCarillonYUV"], swiftSettings: strict),
+        // The ioctls of V4L2 camera capture (linux/videodev2.h from linux-libc-dev), as header-only wrappers.
+        .systemLibrary(name: "CCarillonV4L2"),
         .systemLibrary(
             name: "CCarillonALSA",
             pkgConfig: "alsa",
@@ -143,6 +145,7 @@ let package = Package(
             dependencies: [
                 "CCarillonALSA",
                 "CCarillonAudioProcessing",
+                "CCarillonV4L2",
                 "CarillonCodecs",
                 "CarillonProtocol",
                 "CarillonRTC",

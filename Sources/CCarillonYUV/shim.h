@@ -3,7 +3,7 @@
 
 /*
  * libyuv (Debian's libyuv-dev ships no pkg-config file, hence `link "yuv"` in the module map). Its headers are plain
- * C when compiled as C, so the functions we call (I420Scale, I420Copy, NV12ToI420, YUY2ToI420, ARGBToI420 and the
+ * C when compiled as C, so the functions we call (I420Scale, I420Copy, NV12ToI420, YUY2ToI420, MJPGToI420 (Debian's libyuv is built with libjpeg-turbo), ARGBToI420 and the
  * other packed-RGB orders) import directly and need no wrappers.
  *
  * Naming: libyuv names packed RGB formats after a little-endian 32-bit word, so its "ARGB" is the bytes B, G, R, A in

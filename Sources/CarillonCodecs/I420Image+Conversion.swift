@@ -1,6 +1,6 @@
 import CCarillonYUV
 
-// Conversions from the memory layouts capture sources deliver (V4L2 webcams: YUYV and NV12; X11 and most screen
+// Conversions from the memory layouts capture sources deliver (V4L2 webcams: YUYV, NV12 and MJPEG; X11 and most screen
 // grabbers: 32-bit BGRA) to I420, through libyuv. All use BT.601 studio range, as libwebrtc does for VP8.
 extension I420Image {
     /// The byte order of a 32-bit packed RGB pixel **in memory**, first byte first.
@@ -72,6 +72,24 @@ extension I420Image {
                        dv.baseAddress, Int32(strideUV), Int32(width), Int32(height))
         }
         guard status == 0 else { throw .conversionFailed(function: "YUY2ToI420", status: status) }
+    }
+
+    /// A picture decoded from one Motion-JPEG frame (V4L2 `MJPG`: a baseline JPEG, 4:2:0, 4:2:2, 4:4:4 or grey, as
+    /// webcams send at sizes their USB bandwidth cannot carry uncompressed; frames without Huffman tables get the
+    /// standard ones) of exactly `width` x `height`, through libyuv `MJPGToI420` (libjpeg-turbo underneath). Throws
+    /// ``I420ImageError/conversionFailed(function:status:)`` for data that is not such a JPEG, truncated, or of
+    /// another size.
+    ///
+    /// Cost: one allocation and a JPEG decode (libjpeg-turbo's SIMD paths).
+    public init(mjpeg buffer: UnsafeRawBufferPointer, width: Int, height: Int) throws(I420ImageError) {
+        self = try I420Image(uninitializedWidth: width, height: height)
+        guard buffer.count > 0 else { throw .bufferTooSmall(plane: "MJPEG", count: 0, needed: 1) }
+        let (strideY, strideUV) = (self.strideY, self.strideUV)
+        let status = withUnsafeMutablePlanes { dy, du, dv in
+            MJPGToI420(Self.bytes(buffer), buffer.count, dy.baseAddress, Int32(strideY), du.baseAddress, Int32(strideUV),
+                       dv.baseAddress, Int32(strideUV), Int32(width), Int32(height), Int32(width), Int32(height))
+        }
+        guard status == 0 else { throw .conversionFailed(function: "MJPGToI420", status: status) }
     }
 
     /// A picture converted from 32-bit packed RGB whose bytes are in `layout` order (see ``PackedRGBLayout`` for how

@@ -52,10 +52,10 @@ struct JoinCommand: AsyncParsableCommand {
     var metrics = false
 
     @Option(name: .customLong("video-in"),
-            help: "Send video: pattern[:COLOR] (a moving 640x360 pattern at 15 fps with a frame counter; COLOR is one of red, green, blue, yellow, magenta, cyan, orange, purple) or FILE.y4m (4:2:0, looped).")
+            help: "Send video: pattern[:COLOR] (a moving 640x360 pattern at 15 fps with a frame counter; COLOR is one of red, green, blue, yellow, magenta, cyan, orange, purple), FILE.y4m (4:2:0, looped), or camera[:NAME] (the first camera, or the one whose label contains NAME, e.g. camera:/dev/video0; the closest format to --video-size at 15 fps).")
     var videoIn: String?
 
-    @Option(name: .customLong("video-size"), help: "Size of the --video-in pattern, WIDTHxHEIGHT.")
+    @Option(name: .customLong("video-size"), help: "Size of the --video-in pattern or camera, WIDTHxHEIGHT.")
     var videoSize: String = "640x360"
 
     @Option(name: .customLong("video-out"),
@@ -107,8 +107,11 @@ struct JoinCommand: AsyncParsableCommand {
             }
             return check ? nil : try PatternVideoSource(color: color, width: size.width, height: size.height)
         }
+        if specification == "camera" || specification.hasPrefix("camera:") {
+            return try cameraSource(specification, size: size, check: check)
+        }
         guard specification.hasSuffix(".y4m") else {
-            throw ValidationError("--video-in \(specification): use pattern[:COLOR] or a .y4m file")
+            throw ValidationError("--video-in \(specification): use pattern[:COLOR], a .y4m file or camera[:NAME]")
         }
         do {
             let source = try Y4MFileVideoSource(path: specification)
@@ -116,6 +119,30 @@ struct JoinCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("--video-in \(specification): \(error)")
         }
+    }
+
+    /// The SDK's camera capture on the camera `camera[:NAME]` names: the first listed one, or the first whose label
+    /// contains NAME (case-insensitive; V4L2 labels end with their `/dev/video<N>` path). An unknown NAME is an error
+    /// listing the cameras.
+    static func cameraSource(_ specification: String, size: (width: Int, height: Int),
+                             check: Bool) throws -> (any VideoCaptureSource)? {
+        let cameras = MediaDevice.listVideoDevices()
+        let name = specification.split(separator: ":", maxSplits: 1).dropFirst().first.map(String.init)
+        let device: MediaDevice?
+        if let name {
+            device = cameras.first { $0.label.localizedCaseInsensitiveContains(name) }
+        } else {
+            device = cameras.first
+        }
+        guard let device else {
+            throw ValidationError("--video-in \(specification): no such camera; the cameras are: "
+                                  + cameras.map(\.label).joined(separator: "; "))
+        }
+        guard !check else { return nil }
+        let camera = DefaultCameraCaptureSource(logger: ConsoleLogger(name: "carillon.camera", level: .ERROR))
+        camera.device = device
+        camera.format = VideoCaptureFormat(width: size.width, height: size.height, maxFrameRate: 15)
+        return camera
     }
 
     func run() async throws {

@@ -44,7 +44,7 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
                      tlsTrustRoots: TLSTrustRoots = .fromEnvironment(),
                      analytics: DefaultEventAnalyticsController? = nil) {
         self.init(configuration: configuration, logger: logger, callbackQueue: callbackQueue, videoControl: nil,
-                  cameras: VirtualVideoDevices.shared, captureEventLoop: CaptureLoop.sharedEventLoop,
+                  cameras: SystemCameras.shared, captureEventLoop: CaptureLoop.sharedEventLoop,
                   tlsTrustRoots: tlsTrustRoots, analytics: analytics)
     }
 

@@ -20,11 +20,13 @@ enum AudioDeviceEndpoint: Hashable, Sendable, CustomStringConvertible {
     case alsa(card: Int, device: Int, direction: Direction)
     /// A camera of a ``VirtualVideoDevices`` registry; `key` is unique within it (for example `y4m:/tmp/a.y4m:4`).
     case virtualCamera(key: String)
+    /// A V4L2 camera, by the path of its video node (for example `/dev/video0`).
+    case v4l2Camera(path: String)
 
     /// The direction of audio, nil for ``unspecified`` and cameras.
     var direction: Direction? {
         switch self {
-        case .unspecified, .virtualCamera: nil
+        case .unspecified, .virtualCamera, .v4l2Camera: nil
         case .virtual(_, let direction), .alsa(_, _, let direction): direction
         }
     }
@@ -40,6 +42,7 @@ enum AudioDeviceEndpoint: Hashable, Sendable, CustomStringConvertible {
         case .virtual(let key, _): "virtual:\(key)"
         case .alsa(let card, let device, let direction): "alsa:hw:\(card),\(device):\(direction.rawValue)"
         case .virtualCamera(let key): "camera:\(key)"
+        case .v4l2Camera(let path): "v4l2:\(path)"
         }
     }
 }

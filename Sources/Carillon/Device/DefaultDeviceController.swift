@@ -241,7 +241,7 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
             } catch {
                 logger.error(msg: "Opening \(device) failed (\(error)): sending silence")
             }
-        case .unspecified, .virtualCamera:
+        case .unspecified, .virtualCamera, .v4l2Camera:
             logger.error(msg: "\(device) is bound to no audio device: sending silence")
         }
         return SilenceAudioSource(format: format)
@@ -270,7 +270,7 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
             } catch {
                 logger.error(msg: "Opening \(device) failed (\(error)): discarding received audio")
             }
-        case .unspecified, .virtualCamera:
+        case .unspecified, .virtualCamera, .v4l2Camera:
             logger.error(msg: "\(device) is bound to no audio device: discarding received audio")
         }
         return NullAudioSink(format: format)

@@ -5,8 +5,8 @@
 /// controller which physical route a device is, is an internal endpoint (an ALSA `hw:<card>,<device>` PCM, or a
 /// virtual device of ``VirtualAudioDevices``). A device made with ``init(label:type:)`` or ``init(label:port:)``
 /// has no endpoint; ``DeviceController/chooseAudioDevice(mediaDevice:)`` matches it to a listed device by label and
-/// type. Cameras are listed by ``listVideoDevices()``: today the virtual cameras of
-/// ``VirtualVideoDevices/shared`` (this machine kind has no V4L2 camera).
+/// type. Cameras are listed by ``listVideoDevices()``: the machine's V4L2 cameras (bound to their `/dev/video<N>`
+/// node), then the virtual cameras of ``VirtualVideoDevices/shared``.
 ///
 /// Equal and hashed by label, type and endpoint. Immutable, safe to share between threads.
 public final class MediaDevice: Hashable, Sendable, CustomStringConvertible {
@@ -55,9 +55,10 @@ public final class MediaDevice: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension MediaDevice {
-    /// The cameras: those of ``VirtualVideoDevices/shared`` (by default a front and a back pattern camera). V4L2
-    /// cameras are not listed yet.
-    public static func listVideoDevices() -> [MediaDevice] { VirtualVideoDevices.shared.cameras }
+    /// The cameras: the machine's V4L2 cameras (video nodes in `/dev` that stream YUYV, NV12 or MJPEG; listed as
+    /// front cameras labelled `<card> (<path>)`), then those of ``VirtualVideoDevices/shared`` (by default a front
+    /// and a back pattern camera). Cost: opens each `/dev/video<N>` node for two ioctls.
+    public static func listVideoDevices() -> [MediaDevice] { SystemCameras.shared.cameras }
 
     /// The formats `mediaDevice` captures up to 1280x720 (the default meeting cap), at up to 30 fps each, smallest
     /// first, without duplicates; empty unless it is a listed front or back camera (as on iOS).
@@ -69,7 +70,7 @@ extension MediaDevice {
     /// as 30), smallest first, without duplicates; empty unless it is a listed front or back camera (as on iOS).
     public static func listSupportedVideoCaptureFormats(mediaDevice: MediaDevice,
                                                         videoMaxResolution: VideoResolution) -> [VideoCaptureFormat] {
-        supportedFormats(of: mediaDevice, in: VirtualVideoDevices.shared, videoMaxResolution: videoMaxResolution)
+        supportedFormats(of: mediaDevice, in: SystemCameras.shared, videoMaxResolution: videoMaxResolution)
     }
 
     /// ``listSupportedVideoCaptureFormats(mediaDevice:videoMaxResolution:)`` over the cameras of `cameras`.

@@ -1,7 +1,7 @@
 /// A ``VideoCaptureSource`` reading a camera, whose device and format can be chosen before or while it runs.
 ///
-/// On Linux the cameras are those `MediaDevice.listVideoDevices()` lists: today Carillon's virtual cameras
-/// (``VirtualVideoDevices``); V4L2 cameras are to come behind the same API.
+/// On Linux the cameras are those `MediaDevice.listVideoDevices()` lists: the machine's V4L2 cameras and Carillon's
+/// virtual cameras (``VirtualVideoDevices``).
 public protocol CameraCaptureSource: VideoCaptureSource {
     /// The camera to capture from; setting it while capturing restarts the capture on the new camera.
     var device: MediaDevice? { get set }

@@ -8,6 +8,8 @@ import NIOPosix
 /// The frame pacing of every capture source Carillon provides: one timer on an event loop asks a
 /// ``PictureProducer`` for a picture every 1/fps s, wraps it in a ``VideoFrame`` (a ``VideoFrameI420Buffer``,
 /// timestamped with the loop's `now`) and hands it to every sink; it tells observers of starts, stops and failures.
+/// A tick without a picture (``PictureProducer/nextPicture(index:)`` returns nil: a camera's picture has not arrived)
+/// sends nothing; a producer failing with anything but ``CaptureSourceError/invalidFrame`` stops the capture.
 ///
 /// Pacing follows a grid from the start: frame n is due at start + n/fps, so the rate does not drift. A loop that
 /// falls more than a frame behind starts a new grid instead of catching up in a burst. The first frame goes out at
@@ -74,6 +76,9 @@ final class CaptureLoop: @unchecked Sendable {
 
     private func begin(_ open: () throws(CaptureSourceError) -> CaptureSetup) {
         timer.cancel()
+        // A restart on the same device must find it free.
+        producer?.close()
+        producer = nil
         let setup: CaptureSetup
         do {
             setup = try open()
@@ -94,9 +99,10 @@ final class CaptureLoop: @unchecked Sendable {
     }
 
     private func end() {
-        guard producer != nil else { return }
+        guard let producer else { return }
         timer.cancel()
-        producer = nil
+        producer.close()
+        self.producer = nil
         notify { $0.captureDidStop() }
     }
 
@@ -108,13 +114,24 @@ final class CaptureLoop: @unchecked Sendable {
 
     private func emit() {
         guard let producer else { return }
-        let index = frameIndex
-        frameIndex += 1
         let picture: I420Image
-        do { picture = try producer.picture(index: index) } catch {
+        do {
+            guard let next = try producer.nextPicture(index: frameIndex) else { return }
+            picture = next
+        } catch .invalidFrame {
+            frameIndex += 1
+            notify { $0.captureDidFail(error: .invalidFrame) }
+            return
+        } catch {
+            // The device is gone or failed: capture stops (without captureDidStop, as for a failed start).
+            timer.cancel()
+            producer.close()
+            self.producer = nil
+            lock.withLock { running = false }
             notify { $0.captureDidFail(error: error) }
             return
         }
+        frameIndex += 1
         let frame = VideoFrame(timestampNs: Int64(eventLoop.now.uptimeNanoseconds), rotation: .rotation0,
                                buffer: VideoFrameI420Buffer(image: picture))
         for sink in lock.withLock({ Array(sinks.values) }) { sink.onVideoFrameReceived(frame: frame) }

@@ -5,9 +5,9 @@ import NIOCore
 /// The SDK's camera capture: what `startLocalVideo()` sends, and what an app may create itself to choose the camera
 /// and format, preview before joining, or feed a processor.
 ///
-/// On iOS it drives AVFoundation. On Linux it captures from the cameras ``MediaDevice/listVideoDevices()`` lists,
-/// which today are the virtual cameras of ``VirtualVideoDevices`` (pattern and Y4M-file cameras; V4L2 cameras are to
-/// come behind the same device seam):
+/// On iOS it drives AVFoundation. On Linux it captures from the cameras ``MediaDevice/listVideoDevices()`` lists: the
+/// machine's V4L2 cameras (memory-mapped streaming of YUYV, NV12 or MJPEG, converted to I420), then the virtual
+/// cameras of ``VirtualVideoDevices`` (pattern and Y4M-file cameras), all behind one device seam:
 ///
 /// * The default ``device`` is the first front camera (the first camera of any type if there is none), chosen at
 ///   creation, or at ``start()`` if none was listed then. The default ``format`` is 1280x720 at 30 fps; capture uses
@@ -18,10 +18,14 @@ import NIOCore
 /// * No Linux camera has a torch: ``torchAvailable`` is false and ``torchEnabled`` snaps back to false (logged).
 /// * ``videoContentHint`` is ``VideoContentHint/motion``.
 /// * Frames are ``VideoFrameI420Buffer``s with rotation 0, timestamped with the capture loop's uptime clock; a
-///   pattern camera's frame counter is the frame's index since the source was made.
+///   pattern camera's frame counter is the frame's index since the source was made. A V4L2 camera is read without
+///   blocking at each tick: the newest picture since the last tick is sent (older ones are dropped), nothing when
+///   none arrived; a size the driver adjusted is scaled to the chosen format's.
 ///
-/// Failures: no camera, a camera that is gone or a file that cannot be read make `captureDidFail(.configurationFailure)`
-/// (and capture is stopped); a frame that cannot be made `captureDidFail(.invalidFrame)` (capture goes on).
+/// Failures: no camera, a camera that is gone or refuses its format, or a file that cannot be read make
+/// `captureDidFail(.configurationFailure)` (and capture is stopped), at start or, for a V4L2 camera unplugged while
+/// capturing, at the next tick (streaming is stopped and the device closed); a frame that cannot be made
+/// `captureDidFail(.invalidFrame)` (capture goes on).
 ///
 /// Threading: every member may be used from any thread. Capture runs on an event loop thread of its own, shared by
 /// the capture sources of the process; sinks are called there (keep them quick). Observers are called
@@ -39,7 +43,7 @@ public final class DefaultCameraCaptureSource: CameraCaptureSource, @unchecked S
 
     /// Creates a camera capture on the first front camera, not capturing yet.
     public convenience init(logger: any Logger) {
-        self.init(logger: logger, cameras: VirtualVideoDevices.shared, eventLoop: CaptureLoop.sharedEventLoop,
+        self.init(logger: logger, cameras: SystemCameras.shared, eventLoop: CaptureLoop.sharedEventLoop,
                   callbackQueue: DispatchQueue(label: "carillon.camera.callbacks"))
     }
 
@@ -150,8 +154,10 @@ public final class DefaultCameraCaptureSource: CameraCaptureSource, @unchecked S
                 logger.error(msg: "DefaultCameraCaptureSource: \(device) is not an available camera")
                 throw .configurationFailure
             }
-            let producer = try cameras.openCamera(device, format: chosen, logger: logger)
             let fps = max(1, min(format.maxFrameRate, chosen.maxFrameRate))
+            // The camera's size at the rate capture runs at (a V4L2 camera asks its driver for that rate).
+            let opened = VideoCaptureFormat(width: chosen.width, height: chosen.height, maxFrameRate: fps)
+            let producer = try cameras.openCamera(device, format: opened, logger: logger)
             logger.info(msg: "DefaultCameraCaptureSource: capturing \(device) at \(chosen.width)x\(chosen.height) @ \(fps) fps")
             return CaptureSetup(producer: producer, framesPerSecond: fps)
         }

@@ -8,6 +8,21 @@ protocol PictureProducer: AnyObject {
     /// The picture of frame `index` (0 for the first frame of a source, counting across restarts). Throws
     /// ``CaptureSourceError/invalidFrame`` when this one frame cannot be made; capture goes on.
     func picture(index: Int) throws(CaptureSourceError) -> I420Image
+    /// The picture of frame `index`, or nil when there is none this tick (a real camera whose next picture has not
+    /// arrived yet): nothing is sent. Throws ``CaptureSourceError/invalidFrame`` when this one frame cannot be made
+    /// (capture goes on), any other error when capture cannot go on (the capture stops). Defaults to
+    /// ``picture(index:)``.
+    func nextPicture(index: Int) throws(CaptureSourceError) -> I420Image?
+    /// Lets go of what the producer holds (a device); called when its capture stops or is replaced, before another is
+    /// opened. Defaults to nothing.
+    func close()
+}
+
+extension PictureProducer {
+    /// ``picture(index:)``: generators always have a picture.
+    func nextPicture(index: Int) throws(CaptureSourceError) -> I420Image? { try picture(index: index) }
+    /// Nothing to let go of.
+    func close() {}
 }
 
 /// What a capture runs with: its pictures and how many a second.
