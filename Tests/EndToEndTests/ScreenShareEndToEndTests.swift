@@ -18,7 +18,8 @@ import Testing
 
         var name: String { ":\(number)" }
 
-        /// Starts Xvfb on the first display number from 90 with no lock file or socket, 640x360 at 24 bits.
+        /// Starts Xvfb on the first display number from 90 with no lock file or socket, 640x360 at 24 bits, without
+        /// the reset an X server does when its last client leaves (which would clear what the painter drew).
         init(width: Int, height: Int) throws {
             let free = (90..<190).first { number in
                 !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock")
@@ -27,7 +28,7 @@ import Testing
             number = try #require(free, "no free X display number between 90 and 189")
             process = Process()
             process.executableURL = URL(fileURLWithPath: ScreenShareEndToEndTests.xvfb)
-            process.arguments = [":\(number)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"]
+            process.arguments = [":\(number)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-noreset"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -46,8 +47,9 @@ import Testing
             throw ProbeTimeout(description: "Xvfb on \(name) did not come up")
         }
 
+        /// Kills it: SIGKILL, since a child spawned from the test process may inherit a mask that blocks SIGTERM.
         func stop() {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }
@@ -97,6 +99,20 @@ import Testing
         let pattern = try VideoTestPattern(width: 640, height: 360, color: .green)
         try Self.paint(pattern.image(frame: 1234), on: display.name)
 
+        // The source itself reads the painted counter and colour, before any coding.
+        let direct = try ScreenVideoSource(backend: .x11(display: display.name), fps: 10)
+        let grabbed = GrabbedPictures()
+        direct.addVideoSink(sink: grabbed)
+        direct.start()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while grabbed.last == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        direct.stop()
+        let picture = try #require(grabbed.last, "the screen source delivered no picture")
+        let reading = VideoPatternReading(picture)
+        #expect(picture.width == 640 && picture.height == 360)
+        #expect(reading.counter == 1234, "read \(String(describing: reading.counter)), mean Y \(reading.meanY) U \(reading.meanU) V \(reading.meanV), top-left pixel \(picture.pixel(x: 2, y: 2))")
+        #expect(reading.nearestColor() == .green)
+
         let harness = try await ServerHarness.start()
         defer { Task { await harness.stop() } }
         let meeting = try await harness.createMeeting()
@@ -133,6 +149,17 @@ import Testing
             tiles.values.filter { $0.attendeeId == contentId }.allSatisfy(\.removed)
         }
         for bot in [alice, bob] { try await bot.leave() }
+    }
+}
+
+/// Keeps the last picture a source delivered.
+final class GrabbedPictures: VideoSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var picture: I420Image?
+    var last: I420Image? { lock.withLock { picture } }
+    func onVideoFrameReceived(frame: VideoFrame) {
+        guard let image = (frame.buffer as? VideoFrameI420Buffer)?.image else { return }
+        lock.withLock { picture = image }
     }
 }
 
