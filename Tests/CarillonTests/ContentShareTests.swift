@@ -25,7 +25,7 @@ import Testing
         #expect(lifecycle.start() == [.publish(.contentShareStartRequested, error: nil), .sendSource])
         #expect(lifecycle.stop() == [.releaseSource, .stopSession])
         #expect(lifecycle.stop().isEmpty)
-        #expect(lifecycle.sessionStopped(.ok) == [.releaseSource, .clearMetrics, .publish(.contentShareStopped, error: nil),
+        #expect(lifecycle.sessionStopped(.ok) == [.releaseSource, .publish(.contentShareStopped, error: nil),
                                                   .notifyStopped(.ok)])
         #expect(lifecycle.state == .idle)
         #expect(lifecycle.sessionStopped(.ok).isEmpty)
@@ -36,7 +36,7 @@ import Testing
         _ = lifecycle.start()
         // The server refused it (a third share: AUDIO_STATUS 409) before it was ever in the meeting.
         #expect(lifecycle.sessionStopped(.audioCallAtCapacity) == [
-            .releaseSource, .clearMetrics, .publish(.contentShareFailed, error: "audioCallAtCapacity"),
+            .releaseSource, .publish(.contentShareFailed, error: "audioCallAtCapacity"),
             .notifyStopped(.videoServiceFailed),
         ])
         // A share in the meeting whose session gives up reconnecting.
@@ -56,7 +56,7 @@ import Testing
         // Started again before the old session left: only the request is noted.
         #expect(lifecycle.start() == [.publish(.contentShareStartRequested, error: nil)])
         #expect(lifecycle.state == .stopping(restart: true))
-        #expect(lifecycle.sessionStopped(.ok) == [.releaseSource, .clearMetrics, .publish(.contentShareStopped, error: nil),
+        #expect(lifecycle.sessionStopped(.ok) == [.releaseSource, .publish(.contentShareStopped, error: nil),
                                                   .notifyStopped(.ok), .startSession, .sendSource])
         #expect(lifecycle.state == .connecting)
         // Stopped again while the restart is pending: no restart.

@@ -32,10 +32,9 @@ struct ContentShareLifecycle: Sendable, Equatable {
         case releaseSource
         /// Tell the observers the share started.
         case notifyStarted
-        /// Tell the observers the share stopped with this status.
+        /// Tell the observers the share stopped with this status (the `contentShare*` metrics stop with it: they
+        /// are only forwarded while sharing).
         case notifyStopped(ContentShareStatusCode)
-        /// Drop the `contentShare*` metrics.
-        case clearMetrics
     }
 
     private(set) var state = State.idle
@@ -85,7 +84,7 @@ struct ContentShareLifecycle: Sendable, Equatable {
         let asked = if case .stopping = state { true } else { false }
         guard state != .idle else { return [] }
         state = .idle
-        var effects: [Effect] = [.releaseSource, .clearMetrics]
+        var effects: [Effect] = [.releaseSource]
         if code == .ok && asked {
             effects += [.publish(.contentShareStopped, error: nil), .notifyStopped(.ok)]
         } else {

@@ -185,8 +185,6 @@ public final class DefaultContentShareController: ContentShareController, @unche
             case .notifyStopped(let code):
                 let status = ContentShareStatus(statusCode: code)
                 callbackQueue.async { [self] in currentObservers.forEach { $0.contentShareDidStop(status: status) } }
-            case .clearMetrics:
-                break
             }
         }
     }
