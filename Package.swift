@@ -60,6 +60,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // X11 screen capture for content share: XCB with MIT-SHM.
+        .systemLibrary(
+            name: "CCarillonXCB",
+            pkgConfig: "xcb-shm",
+            providers: [.apt(["libxcb1-dev", "libxcb-shm0-dev"])]
+        ),
         .systemLibrary(
             name: "CCarillonSRTP",
             pkgConfig: "libsrtp2",
@@ -144,6 +150,7 @@ let package = Package(
             name: "Carillon",
             dependencies: [
                 "CCarillonALSA",
+                "CCarillonXCB",
                 "CCarillonAudioProcessing",
                 "CCarillonV4L2",
                 "CarillonCodecs",
@@ -207,6 +214,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "Carillon",
+                "CCarillonXCB",
                 "CarillonCodecs",
                 "CarillonControlClient",
                 "CarillonServer",

@@ -62,6 +62,9 @@ struct JoinCommand: AsyncParsableCommand {
             help: "Receive video and write each remote tile's frames to DIR/<ExternalUserId>.y4m (-2, -3, ... after a size change).")
     var videoOut: String?
 
+    @Option(name: .customLong("share"), help: ArgumentHelp(stringLiteral: ContentShareOption.help))
+    var share: String?
+
     @Flag(help: "Print every event as one JSON object per line (and videoStats once a second per remote tile).")
     var json = false
 
@@ -72,6 +75,7 @@ struct JoinCommand: AsyncParsableCommand {
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
         guard Self.size(videoSize) != nil else { throw ValidationError("--video-size must be WIDTHxHEIGHT, e.g. 320x180") }
         if let videoIn { _ = try Self.videoSource(videoIn, name: name, size: (640, 360), check: true) }
+        if let share { _ = try ContentShareOption.source(share, name: name, check: true) }
         if let videoOut {
             var directory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: videoOut, isDirectory: &directory), directory.boolValue else {
@@ -217,6 +221,14 @@ struct JoinCommand: AsyncParsableCommand {
             }
         }
         if recorder != nil { session.audioVideo.startRemoteVideo() }
+        var shared: (any VideoCaptureSource)?
+        let sharePrinter = ContentSharePrinter(line: line)
+        if let share, let source = try ContentShareOption.source(share, name: name) {
+            session.audioVideo.addContentShareObserver(observer: sharePrinter)
+            session.audioVideo.startContentShare(source: ContentShareSource(videoSource: source))
+            source.start()
+            shared = source
+        }
         let statistics = Task { [recorder, json] in
             guard json, let recorder, let facade = session.audioVideo as? DefaultAudioVideoFacade else { return }
             while !Task.isCancelled {
@@ -259,7 +271,10 @@ struct JoinCommand: AsyncParsableCommand {
             switch event {
             case .leaveRequested:
                 // Stop cleanly (LEAVE, LEAVE_ACK) and wait for the session's last callback.
-                if !leaving { session.audioVideo.stop() }
+                if !leaving {
+                    if shared != nil { session.audioVideo.stopContentShare() }
+                    session.audioVideo.stop()
+                }
                 leaving = true
             case .stopped(let final):
                 status = final
@@ -267,6 +282,8 @@ struct JoinCommand: AsyncParsableCommand {
             if status != nil { break }
         }
         camera?.stop()
+        shared?.stop()
+        session.audioVideo.removeContentShareObserver(observer: sharePrinter)
         if let recorder {
             session.audioVideo.removeVideoTileObserver(observer: recorder)
             recorder.close()

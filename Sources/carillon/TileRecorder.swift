@@ -75,6 +75,10 @@ final class TileRecorder: VideoTileObserver, @unchecked Sendable {
     }
 
     private func name(of state: VideoTileState) -> String {
+        // A share in the roster has its own ExternalUserId, `<ExternalUserId>#content`, even when its attendee's
+        // main session is not in the meeting (a third-party sender).
+        let known = names(state.attendeeId)
+        if known != state.attendeeId { return known }
         let base = state.attendeeId.hasSuffix("#content") ? String(state.attendeeId.dropLast(8)) : state.attendeeId
         return names(base) + (state.isContent ? "#content" : "")
     }

@@ -98,6 +98,18 @@ import Testing
         #expect(core.mediaPlan.receiveSlots == [7, 6])
     }
 
+    @Test func contentSharesDoNotCountTowardTheLimitOf25Tiles() throws {
+        // 30 cameras and two shares (another attendee's and this attendee's own, which is never received).
+        var sources = (1...30).map { source("cam-\($0)", stream: UInt32(100 + $0), group: UInt32($0)) }
+        sources.append(source("cam-7#content", stream: 500, group: 40))
+        sources.append(source("self-id#content", stream: 501, group: 41))
+        var core = joined(sources: sources)
+        let plan = try #require(plans(core.setReceivingVideo(true, now: start)).first)
+        #expect(plan.receiveSlots.count == 26)
+        #expect(plan.receiveSlots.first == 500)
+        #expect(Array(plan.receiveSlots.dropFirst()) == (1...25).map { UInt32(100 + $0) })
+    }
+
     /// A renegotiation the server never answers is handled like an unanswered join step: after 15 s the session
     /// drops and reconnects (a new socket and a new media connection), not left waiting with a stale plan.
     @Test func anUnansweredRenegotiationReconnectsAfterTheStepTimeout() throws {

@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// The `audioVideo` of a ``DefaultMeetingSession``: starts and stops the session, forwards realtime calls, sends
 /// local video and shows video tiles.
@@ -39,6 +40,8 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
     let localVideo: LocalVideoSender
     /// The session's analytics (the same object as `DefaultMeetingSession.eventAnalyticsController`).
     let analytics: DefaultEventAnalyticsController
+    /// The session's content share: a second session as `<attendeeId>#content`.
+    public let contentShareController: DefaultContentShareController
 
     convenience init(configuration: MeetingSessionConfiguration, logger: any Logger, callbackQueue: DispatchQueue,
                      tlsTrustRoots: TLSTrustRoots = .fromEnvironment(),
@@ -67,10 +70,12 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         let devices = DefaultDeviceController(logger: logger, virtualDevices: VirtualAudioDevices(), analytics: self.analytics,
                                               callbackQueue: callbackQueue, soundCards: { ALSASoundCards.list() })
         self.deviceController = devices
+        var shareTarget: (target: SignalingSocket.Target, tls: NIOSSLContext?)?
         do {
             let target = try SignalingSocket.Target(url: Self.signalingURL(configuration.urls.signalingUrl))
             // Made once: reading the trust store per connection would cost a reconnect milliseconds of CPU.
             let tls = target.secure ? try SignalingSocket.makeTLSContext(trust: tlsTrustRoots) : nil
+            shareTarget = (target, tls)
             self.engine = SessionEngine(
                 configuration: configuration,
                 target: target,
@@ -97,6 +102,9 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         devices.useCamera(camera)
         localVideo = LocalVideoSender(control: control, tiles: tiles, callbackQueue: callbackQueue, logger: logger)
         engine?.attachRemoteVideo(tiles)
+        contentShareController = DefaultContentShareController(
+            configuration: configuration, target: shareTarget?.target, tls: shareTarget?.tls, logger: logger,
+            callbackQueue: callbackQueue, analytics: self.analytics, sessionObservers: observers)
         tiles.addVideoTileObserver(observer: VideoTileCounter(analytics: self.analytics))
     }
 
@@ -258,6 +266,31 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         guard deviceController.isCameraInUse else { return }
         camera.stop()
         deviceController.setCameraInUse(false)
+    }
+
+    // MARK: ContentShareController
+
+    /// See ``ContentShareController/startContentShare(source:)``.
+    public func startContentShare(source: ContentShareSource) {
+        contentShareController.startContentShare(source: source)
+    }
+
+    /// See ``ContentShareController/startContentShare(source:config:)``.
+    public func startContentShare(source: ContentShareSource, config: LocalVideoConfiguration) {
+        contentShareController.startContentShare(source: source, config: config)
+    }
+
+    /// See ``ContentShareController/stopContentShare()``. As in Chime, ``stop()`` does not stop a share.
+    public func stopContentShare() { contentShareController.stopContentShare() }
+
+    /// See ``ContentShareController/addContentShareObserver(observer:)``.
+    public func addContentShareObserver(observer: any ContentShareObserver) {
+        contentShareController.addContentShareObserver(observer: observer)
+    }
+
+    /// See ``ContentShareController/removeContentShareObserver(observer:)``.
+    public func removeContentShareObserver(observer: any ContentShareObserver) {
+        contentShareController.removeContentShareObserver(observer: observer)
     }
 
     // MARK: VideoTileControllerFacade

@@ -60,6 +60,8 @@ final class SessionVideoCore {
     static let minimumBitrate = 60_000
     /// Pictures faster than this are dropped before encoding.
     static let maximumFrameRate = 30
+    /// Screen content faster than this is dropped before encoding (Chime's browser client caps content at 15 fps).
+    static let maximumContentFrameRate = 15
     static let reportInterval = TimeAmount.seconds(1)
     static let feedbackInterval = TimeAmount.milliseconds(10)
     /// The least time between two key-frame requests for a decoder that needs one.
@@ -321,11 +323,13 @@ final class SessionVideoCore {
     // MARK: Sending
 
     /// One local picture captured at `timestampNanoseconds` (the source's clock): encoded, packetised, queued in
-    /// the pacer. Pictures above ``maximumFrameRate`` and pictures while not sending are dropped.
+    /// the pacer. Pictures above ``maximumFrameRate`` (``maximumContentFrameRate`` for screen content) and pictures
+    /// while not sending are dropped.
     func send(_ image: I420Image, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
         guard let sender else { return [] }
         sender.framesCaptured += 1
-        if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(Self.maximumFrameRate) - 2_000_000 {
+        let rate = sender.configuration.screenContent ? Self.maximumContentFrameRate : Self.maximumFrameRate
+        if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(rate) - 2_000_000 {
             return []
         }
         do {
@@ -375,7 +379,8 @@ final class SessionVideoCore {
             return
         }
         sender.encoder = try VP8Encoder(configuration: .init(
-            width: image.width, height: image.height, bitrate: target, maxFrameRate: Self.maximumFrameRate,
+            width: image.width, height: image.height, bitrate: target,
+            maxFrameRate: sender.configuration.screenContent ? Self.maximumContentFrameRate : Self.maximumFrameRate,
             content: sender.configuration.screenContent ? .screen : .camera))
         sender.encoderBitrate = target
         sender.keyFrameRequested = true

@@ -539,14 +539,19 @@ struct SignalingSessionCore: Sendable {
     }
 
     /// The plan the session wants now, keeping the receive slots of `current` where their stream is still wanted:
-    /// when receiving, the best stream of every source (up to the limit of 25), else none.
+    /// when receiving, the best stream of every source (up to the limit of 25 cameras, plus content shares), else
+    /// none.
     private func desiredPlan(from current: SessionMediaPlan) -> SessionMediaPlan {
         var bestOfGroup: [UInt32: SdkStreamDescriptor] = [:]
         for source in videoSources {
             if let best = bestOfGroup[source.groupID], best.maxBitrateKbps >= source.maxBitrateKbps { continue }
             bestOfGroup[source.groupID] = source
         }
-        let wanted = wantsToReceiveVideo ? Array(bestOfGroup.values.sorted { $0.groupID < $1.groupID }.map(\.streamID).prefix(25)) : []
+        // Content shares (`<attendeeId>#content`) do not count toward the limit of 25 tiles.
+        let best = bestOfGroup.values.sorted { $0.groupID < $1.groupID }
+        let content = best.filter { $0.attendeeID.hasSuffix("#content") }.map(\.streamID)
+        let cameras = best.filter { !$0.attendeeID.hasSuffix("#content") }.map(\.streamID).prefix(25)
+        let wanted = wantsToReceiveVideo ? content + cameras : []
         var slots = current.receiveSlots.map { wanted.contains($0) ? $0 : 0 }
         for streamId in wanted where !slots.contains(streamId) {
             if let empty = slots.firstIndex(of: 0) { slots[empty] = streamId } else { slots.append(streamId) }

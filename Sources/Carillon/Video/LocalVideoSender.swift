@@ -3,7 +3,7 @@ import Foundation
 
 /// The session's sink on the local video source (Chime's `VideoSourceAdapter`): while sending, it hands each frame's
 /// picture to the session through ``SessionVideoControl/sendVideoFrame(_:timestampNanoseconds:)`` and shows it as the
-/// local tile.
+/// local tile (when it has a tile controller: a content share's sender has none, as the local share shows no tile).
 ///
 /// Only ``VideoFrameI420Buffer`` frames are sent (and shown); another buffer type is dropped, with one log line per
 /// source. A rotated frame is sent as it is, with one log line per source (the session does not negotiate
@@ -14,7 +14,7 @@ import Foundation
 /// the state). The tile controller is called on the callback queue only.
 final class LocalVideoSender: VideoSink, @unchecked Sendable {
     private let control: (any SessionVideoControl)?
-    private let tiles: DefaultVideoTileController
+    private let tiles: DefaultVideoTileController?
     private let callbackQueue: DispatchQueue
     private let logger: any Logger
     private let lock = NSLock()
@@ -28,7 +28,7 @@ final class LocalVideoSender: VideoSink, @unchecked Sendable {
     private var reportedUnsupportedBuffer = false
     private var reportedRotation = false
 
-    init(control: (any SessionVideoControl)?, tiles: DefaultVideoTileController, callbackQueue: DispatchQueue,
+    init(control: (any SessionVideoControl)?, tiles: DefaultVideoTileController?, callbackQueue: DispatchQueue,
          logger: any Logger) {
         self.control = control
         self.tiles = tiles
@@ -81,7 +81,7 @@ final class LocalVideoSender: VideoSink, @unchecked Sendable {
             pendingTileFrame = nil
             tileDrainScheduled = false
             tileGeneration += 1
-            let tiles = self.tiles
+            guard let tiles = self.tiles else { return }
             callbackQueue.async {
                 tiles.onReceiveFrame(frame: nil, videoId: DefaultVideoTileController.localVideoId, attendeeId: nil,
                                      pauseState: .unpaused)
@@ -102,11 +102,13 @@ final class LocalVideoSender: VideoSink, @unchecked Sendable {
         }
         let (send, reportRotation) = lock.withLock { () -> (Bool, Bool) in
             guard sending else { return (false, false) }
-            pendingTileFrame = frame
-            if !tileDrainScheduled {
-                tileDrainScheduled = true
-                let generation = tileGeneration
-                callbackQueue.async { [self] in drainTile(generation: generation) }
+            if tiles != nil {
+                pendingTileFrame = frame
+                if !tileDrainScheduled {
+                    tileDrainScheduled = true
+                    let generation = tileGeneration
+                    callbackQueue.async { [self] in drainTile(generation: generation) }
+                }
             }
             let reportRotation = frame.rotation != .rotation0 && !reportedRotation
             if reportRotation { reportedRotation = true }
@@ -128,7 +130,7 @@ final class LocalVideoSender: VideoSink, @unchecked Sendable {
             return pendingTileFrame
         }
         guard let frame else { return }
-        tiles.onReceiveFrame(frame: frame, videoId: DefaultVideoTileController.localVideoId, attendeeId: nil,
+        tiles?.onReceiveFrame(frame: frame, videoId: DefaultVideoTileController.localVideoId, attendeeId: nil,
                              pauseState: .unpaused)
     }
 }

@@ -1,4 +1,5 @@
 import CarillonRTC
+import NIOCore
 
 /// The server's side of one SUBSCRIBE offer/answer, sans-IO: the SDP answer and everything the session's peer
 /// connection and the media core need from it.
@@ -22,6 +23,8 @@ struct MeetingMediaNegotiation {
         let rtxSSRC: UInt32?
         let transportCCExtensionId: UInt8?
         let feedback: Set<String>
+        /// Ask for a key frame at least this often (content shares), nil for on demand only.
+        var keyFrameInterval: TimeAmount? = nil
     }
 
     /// One receive m-line that carries a remote stream.
@@ -104,7 +107,8 @@ struct MeetingMediaNegotiation {
                             mid: answered.mid ?? "", payloadType: vp8.payloadType, rtxPayloadType: rtx?.payloadType,
                             ssrc: fid?.media ?? offered.ssrcs.first?.ssrc, rtxSSRC: fid?.rtx,
                             transportCCExtensionId: answered.extensionId(for: SDPExtension.transportWideCCURI),
-                            feedback: Set(answered.codecs.first?.feedback ?? []))
+                            feedback: Set(answered.codecs.first?.feedback ?? []),
+                            keyFrameInterval: video.keyFrameInterval)
                     }
                 } else if offered.direction == .recvonly, let wanted {
                     let mid = offered.mid ?? ""

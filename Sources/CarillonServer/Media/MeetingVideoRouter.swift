@@ -544,6 +544,24 @@ struct MeetingVideoRouter {
             nextReports = next > now ? next : now + Self.reportInterval
             outputs += reports(now: now)
             outputs += stalledSources(now: now)
+            outputs += periodicKeyFrames(now: now)
+        }
+        return outputs
+    }
+
+    /// Key-frame requests to the connected uplinks that ask for them periodically (content shares) and had none for
+    /// their interval (checked with the reports, so within a second of it).
+    private mutating func periodicKeyFrames(now: NIODeadline) -> [MeetingMediaOutput] {
+        var outputs: [MeetingMediaOutput] = []
+        for id in members.keys.sorted() {
+            guard let member = members[id], member.connected, let uplink = member.uplink,
+                  let interval = uplink.negotiated.keyFrameInterval, uplink.packetsReceived > 0 else { continue }
+            guard let last = uplink.lastKeyFrameRequest else {
+                // A sender starts with a key frame unasked: the interval counts from its first report.
+                uplink.lastKeyFrameRequest = now
+                continue
+            }
+            if now - last >= interval { outputs += requestKeyFrame(from: id, now: now) }
         }
         return outputs
     }

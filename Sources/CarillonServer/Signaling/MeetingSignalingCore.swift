@@ -26,8 +26,15 @@ public struct MeetingSignalingCore: Sendable {
         public var throttleRate: Double = 100
         /// Largest data-message payload accepted, in bytes.
         public var maximumPayloadBytes = 2048
-        /// Most attendee sessions that may send video at once (Chime's limit); one more is refused with 206.
+        /// Most attendee sessions that may send camera video at once (Chime's limit); one more is refused with 206.
+        /// Content shares do not count.
         public var maximumVideoSenders = 25
+        /// Most content shares (`<attendeeId>#content` sessions) a meeting carries at once; one more is refused at
+        /// JOIN with `AUDIO_STATUS 409` and close code 4409 (at capacity). A second share of the same attendee
+        /// replaces its first, as any second socket of an attendee does.
+        public var maximumContentShares = 2
+        /// How often a content share is asked for a key frame (unless its JOIN disabled it).
+        public var contentKeyFrameInterval: TimeAmount = .seconds(10)
 
         /// The defaults of the specs.
         public init() {}
@@ -38,6 +45,8 @@ public struct MeetingSignalingCore: Sendable {
         var joined = false
         var left = false
         var lastActivity: NIODeadline
+        /// JOIN's `disable_periodic_keyframe_request_on_content_sender`.
+        var periodicKeyFramesDisabled = false
     }
 
     private struct Participant {
@@ -169,7 +178,10 @@ public struct MeetingSignalingCore: Sendable {
                 // JOIN_ACK says compression is off, so an offer only ever comes as text.
                 return [.send([connection], errorFrame(400, "SUBSCRIBE carries no sdp_offer", now: now))]
             }
-            let video = videoRequest(frame.sub, from: connection, identity: state.identity)
+            var video = videoRequest(frame.sub, from: connection, identity: state.identity)
+            if Self.isContent(state.identity.attendeeId), !state.periodicKeyFramesDisabled {
+                video.keyFrameInterval = configuration.contentKeyFrameInterval
+            }
             return [.subscribe(connection, attendeeId: state.identity.attendeeId, offer: frame.sub.sdpOffer,
                                video: video)]
         case .pause, .resume:
@@ -328,7 +340,16 @@ public struct MeetingSignalingCore: Sendable {
         now: ClockReading
     ) -> [MeetingSignalingOutput] {
         guard var state = connections[connection], !state.joined else { return [] }
+        if Self.isContent(state.identity.attendeeId) {
+            let shares = participants.keys.filter { Self.isContent($0) && $0 != state.identity.attendeeId }
+            if shares.count >= configuration.maximumContentShares {
+                connections[connection] = nil
+                return [.send([connection], audioStatus(409, now: now)),
+                        .close(connection, code: SignalingCloseCode.atCapacity)]
+            }
+        }
         state.joined = true
+        state.periodicKeyFramesDisabled = frame.hasJoin && frame.join.disablePeriodicKeyframeRequestOnContentSender
         connections[connection] = state
         let identity = state.identity
         let audioSessionId = frame.hasJoin ? frame.join.audioSessionID : 0
@@ -422,7 +443,7 @@ public struct MeetingSignalingCore: Sendable {
             publication.layers = layers(for: sends, keeping: publication.layers)
             pendingVideo[connection] = .publish(publication)
             sending = .allowed
-        } else if publications.count >= configuration.maximumVideoSenders {
+        } else if !Self.isContent(identity.attendeeId), cameraPublicationCount >= configuration.maximumVideoSenders {
             pendingVideo[connection] = .refused
             sending = .refused
         } else {
@@ -460,6 +481,14 @@ public struct MeetingSignalingCore: Sendable {
         }
     }
 
+    /// Whether an attendee id is a content share's (`<attendeeId>#content`).
+    static func isContent(_ attendeeId: String) -> Bool { attendeeId.hasSuffix(JoinToken.contentSuffix) }
+
+    /// The publications that count toward ``Configuration/maximumVideoSenders``: all but content shares.
+    private var cameraPublicationCount: Int {
+        publications.values.count { !Self.isContent($0.identity.attendeeId) }
+    }
+
     /// The media of a session's camera stopped arriving (`paused`) or arrives again: everyone else gets a new INDEX
     /// whose `paused_at_source_ids` lists (or no longer lists) its stream ids, and marks its tile accordingly.
     public mutating func videoSourcePaused(_ connection: SignalingConnectionID, paused: Bool,
@@ -489,7 +518,7 @@ public struct MeetingSignalingCore: Sendable {
     /// source, VP8 as the meeting's codec, and whether it may still start sending.
     private func indexFrame(for receiver: SignalingConnectionID, attendeeId: String, now: ClockReading) -> SdkSignalFrame {
         var index = SdkIndexFrame()
-        index.atCapacity = publications[receiver] == nil && publications.count >= configuration.maximumVideoSenders
+        index.atCapacity = publications[receiver] == nil && cameraPublicationCount >= configuration.maximumVideoSenders
         index.numParticipants = UInt32(participants.count)
         index.supportedReceiveCodecIntersection = [.vp8]
         let sources = publications.filter { $0.value.identity.attendeeId != attendeeId }

@@ -12,6 +12,9 @@ public enum SignalingCloseCode {
     public static let attendeeRemoved: UInt16 = 4411
     /// A newer socket of the same attendee took over.
     public static let replaced: UInt16 = 4409
+    /// The meeting has all the sessions of this kind it takes (a third content share): permanent rejection at JOIN
+    /// (`signaling.md` §1.7 suggests 4000 + HTTP 409; the same code as ``replaced``, which only a joined socket gets).
+    public static let atCapacity: UInt16 = 4409
     /// Transient server trouble: clients retry.
     public static let serverError: UInt16 = 4500
     /// The server is shutting down: clients retry (and find it again after a restart).

@@ -1,3 +1,5 @@
+import NIOCore
+
 /// What a SUBSCRIBE asks of the media side about video, after the signaling core applied the meeting's rules.
 public struct VideoSubscribeRequest: Sendable, Equatable {
     /// Whether the session's camera m-line may carry video to the server.
@@ -15,10 +17,15 @@ public struct VideoSubscribeRequest: Sendable, Equatable {
     /// One entry per video m-line of the offer, in SDP order (`receive_stream_ids`): the stream to forward on it, or
     /// nil for the camera m-line, inactive m-lines and streams that no longer exist.
     public var receive: [VideoSourceReference?]
+    /// How often the media side asks the session's video for a key frame on its own: every 10 s for a content share
+    /// (`<attendeeId>#content`) whose JOIN did not set `disable_periodic_keyframe_request_on_content_sender`, so a
+    /// screen that rarely changes still refreshes its receivers; nil otherwise.
+    public var keyFrameInterval: TimeAmount?
 
     /// Creates a request.
-    public init(sending: Sending = .none, receive: [VideoSourceReference?] = []) {
+    public init(sending: Sending = .none, receive: [VideoSourceReference?] = [], keyFrameInterval: TimeAmount? = nil) {
         self.sending = sending
         self.receive = receive
+        self.keyFrameInterval = keyFrameInterval
     }
 }
