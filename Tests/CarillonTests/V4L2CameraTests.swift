@@ -355,10 +355,12 @@ import Testing
         }
         // A YUYV buffer one row short.
         let yuyv = V4L2FrameFormat(pixelFormat: .yuyv, width: 64, height: 48, bytesPerLine: 128)
-        try [UInt8](repeating: 128, count: 128 * 47).withUnsafeBytes { bytes in
+        let shortBuffer = [UInt8](repeating: 128, count: 128 * 47)
+        let failure = shortBuffer.withUnsafeBytes { bytes in
             #expect(throws: I420ImageError.bufferTooSmall(plane: "YUYV", count: 128 * 47, needed: 128 * 48)) {
                 try yuyv.picture(from: bytes)
             }
         }
+        #expect(failure != nil)
     }
 }

@@ -49,6 +49,8 @@ final class AudioSendPipeline {
     let captureFormat: AudioFormat
     /// The format Opus encodes: 48 kHz with the session's channel count.
     let encoderFormat: AudioFormat
+    /// What Voice Focus's suppressor takes: the mono signal at the encoder's 48 kHz.
+    var suppressorFormat: AudioFormat { AudioFormat(sampleRate: encoderFormat.sampleRate, channels: 1) }
     /// The synchronisation source of the stream.
     var ssrc: UInt32
     /// The payload type negotiated for Opus.
@@ -105,7 +107,7 @@ final class AudioSendPipeline {
         isMuted = muted
     }
 
-    /// Turns Voice Focus on with `suppressor` (made for ``encoderFormat``), or off with nil; takes effect with the
+    /// Turns Voice Focus on with `suppressor` (made for ``suppressorFormat``), or off with nil; takes effect with the
     /// next frame. Turning it on again with the same suppressor continues its state.
     func setNoiseSuppressor(_ suppressor: NoiseSuppressor?) {
         noiseSuppressor = suppressor
@@ -137,7 +139,12 @@ final class AudioSendPipeline {
     /// when muted or when the frame cannot be encoded.
     func process(_ captured: AudioFrame) -> RTPPacket? {
         var frame = convert(echoCanceller?.process(captured) ?? captured)
-        if let noiseSuppressor { frame = noiseSuppressor.process(frame) }
+        if let noiseSuppressor {
+            // Voice Focus cleans the microphone's mono signal (a stereo session's two channels carry the same voice;
+            // one RNNoise state costs half of two), then the session's channels are made from it again.
+            frame = frame.format.channels == 1
+                ? noiseSuppressor.process(frame) : noiseSuppressor.process(frame.monoDownmix()).stereoUpmix()
+        }
         inputLevel = AudioLevel.rfc6464Level(frame)
         inputVoiceActive = AudioLevel.isVoiceActive(frame)
         let packetTimestamp = timestamp

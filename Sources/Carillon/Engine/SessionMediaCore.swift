@@ -168,7 +168,7 @@ final class SessionMediaCore {
             sequenceNumber: connection.firstSequenceNumber, timestamp: connection.firstTimestamp)
         send.setMuted(connection.muted)
         // A suppressor that cannot be made (no memory) leaves the audio as it is rather than stopping the call.
-        let suppressor = voiceFocusLibrary.flatMap { try? NoiseSuppressor(library: $0, format: send.encoderFormat) }
+        let suppressor = voiceFocusLibrary.flatMap { try? NoiseSuppressor(library: $0, format: send.suppressorFormat) }
         send.setNoiseSuppressor(suppressor)
         let receive = try AudioReceivePipeline(audioMode: connection.audioMode, payloadType: connection.payloadType)
         // Without an output nothing is heard, so nothing is decoded (a listening bot costs almost nothing).
@@ -254,7 +254,7 @@ final class SessionMediaCore {
             return
         }
         if let library, audio.suppressor == nil {
-            audio.suppressor = try NoiseSuppressor(library: library, format: audio.send.encoderFormat)
+            audio.suppressor = try NoiseSuppressor(library: library, format: audio.send.suppressorFormat)
         }
         audio.send.setNoiseSuppressor(library == nil ? nil : audio.suppressor)
         voiceFocusLibrary = library
