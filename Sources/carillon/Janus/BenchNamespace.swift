@@ -36,6 +36,9 @@ struct BenchNamespace {
                 ["ip", "addr", "add", "\(botAddress)/24", "dev", "v1"],
                 ["ip", "link", "set", "v0", "up"],
                 ["ip", "link", "set", "v1", "up"],
+                // Janus (libnice) sends out of v0 itself, so the packet arrives on v1 from an address of this same
+                // namespace: without accept_local the kernel drops it (and the ARP exchange) as a martian.
+                ["sh", "-c", "for i in all default v0 v1; do echo 1 > /proc/sys/net/ipv4/conf/$i/accept_local; echo 0 > /proc/sys/net/ipv4/conf/$i/rp_filter; done"],
             ] {
                 try run(["ip", "netns", "exec", name] + command)
             }

@@ -49,7 +49,6 @@ final class WebRTCAudioBot: Sendable {
     /// Connects with the server's answer: full ICE (controlling, nominating, answering the server's checks), DTLS in
     /// the role the answer leaves (`setup:active` makes this bot the server), then SRTP.
     func connect(answer sdp: String) throws {
-        if ProcessInfo.processInfo.environment["CARILLON_JANUS_DEBUG"] != nil { print(offer); print(sdp) }
         let answer = try SessionDescription(parsing: sdp)
         let remote = try TransportDescription(remote: answer)
         let configuration = PeerConnectionConfiguration(
@@ -61,7 +60,7 @@ final class WebRTCAudioBot: Sendable {
             switch event {
             case .iceConnected: state.store(max(1, state.load(ordering: .relaxed)), ordering: .relaxed)
             case .connected: state.store(2, ordering: .relaxed)
-            case .failed(let why): state.store(3, ordering: .relaxed); if ProcessInfo.processInfo.environment["CARILLON_JANUS_DEBUG"] != nil { print("failed", why) }
+            case .failed: state.store(3, ordering: .relaxed)
             case .rtp(let packet):
                 received.add(1, ordering: .relaxed)
                 decoder.withLock { $0?.add(packet.payload) }
