@@ -12,8 +12,8 @@ struct AudioLoadResult: Sendable {
     let loadCPU: Double
     /// Each listener's packets received over packets expected (50 a second), sorted ascending.
     let deliveries: [Double]
-    /// Attendees in the meeting.
-    let attendees: Int
+    /// Listeners whose delivery was counted.
+    let listeners: Int
 
     /// Waits 2 s (warm-up), then measures for `seconds`: CPU of `serverPID` and of this process from `/proc`,
     /// and `counts` (packets received per listener) before and after.
@@ -30,7 +30,7 @@ struct AudioLoadResult: Sendable {
         let after = counts()
         let expected = 50 * wall
         let deliveries = zip(after, before).map { min(1, Double($0 - $1) / expected) }.sorted()
-        return AudioLoadResult(serverCPU: server, loadCPU: load, deliveries: deliveries, attendees: before.count)
+        return AudioLoadResult(serverCPU: server, loadCPU: load, deliveries: deliveries, listeners: before.count)
     }
 
     /// Delivery to the worst listener.
@@ -69,8 +69,12 @@ struct AudioLoadResult: Sendable {
             let ratio = if let janus, let carillon, carillon.serverCPU > 0 { String(format: "%.1f×", janus.serverCPU / carillon.serverCPU) } else { "–" }
             lines.append("| \(size) | \(cpu(janus, size)) | \(cpu(carillon, size)) | \(ratio) | \(delivery(janus)) | \(delivery(carillon)) | \(load(janus)) | \(load(carillon)) |")
         }
-        let janusBreak = rows.first { ($0.1?.worst ?? 1) < 0.99 }.map { "\($0.0)" } ?? "none measured"
-        let carillonBreak = rows.first { ($0.2?.worst ?? 1) < 0.99 }.map { "\($0.0)" } ?? "none measured"
+        func firstBreak(_ result: ((Int, AudioLoadResult?, AudioLoadResult?)) -> AudioLoadResult?) -> String {
+            guard rows.contains(where: { result($0) != nil }) else { return "not measured" }
+            return rows.first { (result($0)?.worst ?? 1) < 0.99 }.map { "\($0.0)" } ?? "none of the sizes measured"
+        }
+        let janusBreak = firstBreak { $0.1 }
+        let carillonBreak = firstBreak { $0.2 }
         lines.append("first size with a listener under 99 % delivery: Janus \(janusBreak), Carillon \(carillonBreak)")
         return lines.joined(separator: "\n")
     }
