@@ -1,6 +1,6 @@
 # Carillon: every set-up step lives here, so a fresh Debian 12 machine with Swift 6.3 needs nothing else.
 SHELL := /bin/bash
-APT_PACKAGES := libssl-dev libsrtp2-dev libopus-dev libvpx-dev libyuv-dev linux-libc-dev libasound2-dev libwebrtc-audio-processing-dev libsqlite3-dev pkg-config protobuf-compiler chromium iproute2 nginx-light openssl libxcb1-dev libxcb-shm0-dev xvfb
+APT_PACKAGES := libssl-dev libsrtp2-dev libopus-dev libvpx-dev libyuv-dev linux-libc-dev libasound2-dev libwebrtc-audio-processing-dev libsqlite3-dev pkg-config protobuf-compiler chromium iproute2 nginx-light openssl libxcb1-dev libxcb-shm0-dev xvfb janus
 VENV := .venv
 PYTHON_PACKAGES := boto3 pytest requests aiortc==1.16.0 websockets protobuf prometheus_client pystoi==0.4.1
 SWIFT_BUILD_FLAGS ?=

@@ -189,6 +189,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "CarillonProtocolTests", dependencies: ["CarillonProtocol"], swiftSettings: strict),
+        .testTarget(name: "CarillonCLITests", dependencies: ["carillon"], swiftSettings: strict),
         .testTarget(
             name: "CarillonRTCTests",
             dependencies: [

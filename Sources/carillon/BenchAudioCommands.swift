@@ -321,13 +321,13 @@ struct ChildServer {
     let directory: URL
     var pid: Int32 { process.processIdentifier }
 
-    static func start() throws -> ChildServer {
+    static func start(extraArguments: [String] = []) throws -> ChildServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carillon-bench-\(UUID().uuidString)")
         let key = AccessKey.generate()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
         process.arguments = ["serve", "--data-dir", directory.path, "--port", "0", "--media-port", "0", "--metrics-port", "0",
-                             "--log-level", "error"]
+                             "--log-level", "error"] + extraArguments
         process.environment = ProcessInfo.processInfo.environment.merging([
             "CARILLON_ACCESS_KEY_ID": key.accessKeyId, "CARILLON_SECRET_ACCESS_KEY": key.secretAccessKey,
         ]) { $1 }

@@ -12,7 +12,8 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Measure the control API and signaling on this machine (embedded server on 127.0.0.1).",
         subcommands: [ControlAPI.self, Join.self, Fanout.self, SRTP.self, Handshake.self, Forward.self, MouthToEar.self,
-                      AudioMeeting.self, ClientCPU.self, Churn.self, VideoMeeting.self, GlassToGlass.self, VoiceFocus.self]
+                      AudioMeeting.self, ClientCPU.self, Churn.self, VideoMeeting.self, GlassToGlass.self, VoiceFocus.self,
+                      JanusAudio.self, JanusProbe.self]
     )
 
     /// CreateAttendee requests per second through the signed REST API.

@@ -1,0 +1,173 @@
+import ArgumentParser
+import Carillon
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+extension BenchCommand {
+    /// The same audio meeting load against Janus's AudioBridge and against `carillon serve`, both run inside a
+    /// private network namespace this command creates: server CPU, delivery to the listeners, the load generator's
+    /// CPU, per meeting size.
+    struct JanusAudio: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "janus-audio",
+            abstract: "Side by side with Janus AudioBridge: server CPU and delivery per meeting size (needs root: creates a network namespace)."
+        )
+        @Option(help: "Meeting sizes, comma-separated.") var attendees = "10,50,100,150,250"
+        @Option(help: "Attendees sending a pre-encoded tone; the others listen.") var talkers = 3
+        @Option(help: "Seconds to measure per size and server, after everyone joined.") var seconds = 10
+        @Option(help: "Servers to measure, comma-separated: janus, carillon.") var servers = "janus,carillon"
+        @Option(help: "What listeners send: dtx (a silence packet every 400 ms) or muted (nothing; Janus joins them muted).")
+        var listeners = "dtx"
+        @Option(help: "Janus general.event_loops (the tuned configuration); without it Janus runs its defaults (one thread per handle).")
+        var eventLoops: Int?
+        @Option(help: .hidden) var insideNamespace: String?
+
+        func validate() throws {
+            guard let sizes = Self.sizes(attendees), sizes.allSatisfy({ (1...250).contains($0) }) else {
+                throw ValidationError("--attendees must be comma-separated sizes in 1...250")
+            }
+            guard sizes.allSatisfy({ (0..<$0).contains(talkers) }) else { throw ValidationError("--talkers must be below every size") }
+            guard (1...600).contains(seconds) else { throw ValidationError("--seconds must be 1...600") }
+            guard Set(servers.split(separator: ",").map(String.init)).isSubset(of: ["janus", "carillon"]) else {
+                throw ValidationError("--servers must name janus and/or carillon")
+            }
+            guard ["dtx", "muted"].contains(listeners) else { throw ValidationError("--listeners must be dtx or muted") }
+            if let eventLoops, !(1...64).contains(eventLoops) { throw ValidationError("--event-loops must be 1...64") }
+        }
+
+        static func sizes(_ text: String) -> [Int]? {
+            let sizes = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !sizes.isEmpty, sizes.allSatisfy({ $0 != nil }) else { return nil }
+            return sizes.compactMap { $0 }
+        }
+
+        func run() async throws {
+            if insideNamespace != nil {
+                try await measureAll()
+            } else {
+                try await NamespacedRun.run(arguments: Array(CommandLine.arguments.dropFirst()))
+            }
+        }
+
+        /// Inside the namespace: every size against every server, one line each, then the side-by-side table.
+        private func measureAll() async throws {
+            let audio = try PreEncodedOpus(frequency: 440)
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+            do {
+                try await measureAll(audio: audio, group: group)
+                try? await group.shutdownGracefully()
+            } catch {
+                try? await group.shutdownGracefully()
+                throw error
+            }
+        }
+
+        private func measureAll(audio: PreEncodedOpus, group: MultiThreadedEventLoopGroup) async throws {
+            let chosen = servers.split(separator: ",").map(String.init)
+            var rows: [(Int, AudioLoadResult?, AudioLoadResult?)] = []
+            for size in Self.sizes(attendees) ?? [] {
+                let janus = chosen.contains("janus") ? try await measureJanus(size: size, audio: audio, group: group) : nil
+                if let janus { StandardOutput.line(janus.line(server: "janus", attendees: size)) }
+                let carillon = chosen.contains("carillon") ? try await measureCarillon(size: size) : nil
+                if let carillon { StandardOutput.line(carillon.line(server: "carillon", attendees: size)) }
+                rows.append((size, janus, carillon))
+            }
+            StandardOutput.line(AudioLoadResult.table(rows, talkers: talkers, seconds: seconds, listeners: listeners,
+                                                      eventLoops: eventLoops))
+        }
+
+        private func measureJanus(size: Int, audio: PreEncodedOpus, group: MultiThreadedEventLoopGroup) async throws -> AudioLoadResult {
+            let server = try await JanusServer.start(address: BenchNamespace.serverAddress, interface: BenchNamespace.serverInterface,
+                                                     eventLoops: eventLoops)
+            defer { server.stop() }
+            let session = try await JanusSession.create(endpoint: server.endpoint)
+            let room = UInt64(1000 + size)
+            let admin = try await session.attach(plugin: JanusAPI.audioBridge)
+            _ = try await session.message(handle: admin, body: JanusAPI.createAudioRoom(room))
+            var bots: [WebRTCAudioBot] = []
+            do {
+                for index in 0..<size {
+                    let bot = try await JanusAudioJoin.join(session: session, room: room, name: "attendee-\(index)",
+                                                            muted: index >= talkers && listeners == "muted", on: group.next())
+                    bots.append(bot)
+                    if index % 10 == 9 { for bot in bots.suffix(10) { try await bot.waitUntilConnected() } }
+                }
+                for bot in bots { try await bot.waitUntilConnected() }
+                for (index, bot) in bots.enumerated() {
+                    let sending: WebRTCAudioBot.Sending = index < talkers ? .talking : (listeners == "muted" ? .muted : .dtx)
+                    bot.startSending(sending, audio: audio, phase: .microseconds(Int64(index * 20_000 / size)))
+                }
+                let result = try await AudioLoadResult.measure(serverPID: server.pid, seconds: seconds) {
+                    bots.dropFirst(talkers).map(\.receivedPackets)
+                }
+                for bot in bots { await bot.close() }
+                await session.close()
+                return result
+            } catch {
+                for bot in bots { await bot.close() }
+                await session.close()
+                throw error
+            }
+        }
+
+        private func measureCarillon(size: Int) async throws -> AudioLoadResult {
+            let child = try ChildServer.start(extraArguments: ["--host", BenchNamespace.serverAddress])
+            defer { child.stop() }
+            let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-janus-side-by-side")
+            var participants: [BenchParticipant] = []
+            var counters: [DeliveryCounter] = []
+            for index in 0..<size {
+                let talker = index < talkers
+                let counter = DeliveryCounter()
+                let audio = AudioVideoConfiguration(audioDeviceCapabilities: talker ? .inputAndOutput : .none)
+                participants.append(try await BenchParticipant.join(client: child.client, meeting: meeting, name: "attendee-\(index)",
+                                                                    audio: audio) { facade in
+                    if talker {
+                        let devices = facade.deviceController.virtualDevices
+                        facade.chooseAudioDevice(mediaDevice: try devices.addTone(frequency: 440))
+                        facade.chooseAudioDevice(mediaDevice: devices.addNullOutput())
+                    }
+                    facade.addMetricsObserver(observer: counter)
+                })
+                if !talker { counters.append(counter) }
+                if index % 10 == 9 { for participant in participants.suffix(10) { _ = try await participant.waitUntilStarted(timeout: .seconds(30)) } }
+            }
+            for participant in participants { _ = try await participant.waitUntilStarted(timeout: .seconds(30)) }
+            let result = try await AudioLoadResult.measure(serverPID: child.pid, seconds: seconds) {
+                counters.map(\.receivedEstimate)
+            }
+            for participant in participants { try? await participant.leave(timeout: .seconds(20)) }
+            return result
+        }
+    }
+}
+
+/// One bot joining a Janus AudioBridge room: a handle, `join` with the offer, the `joined` event's answer, connect.
+enum JanusAudioJoin {
+    /// Joins `room` on `session` as `name`; returns the bot once its connection is started (not yet connected).
+    static func join(session: JanusSession, room: UInt64, name: String, muted: Bool, on loop: any EventLoop,
+                     decodes: Bool = false) async throws -> WebRTCAudioBot {
+        let bot = try await WebRTCAudioBot(host: BenchNamespace.botAddress, on: loop, decodes: decodes)
+        let handle = try await session.attach(plugin: JanusAPI.audioBridge)
+        _ = try await session.message(handle: handle, body: JanusAPI.joinAudioRoom(room, display: name, muted: muted), offer: bot.offer)
+        let joined = try await session.event(handle: handle) { $0.pluginEvent == "joined" && $0.sdp != nil }
+        try bot.connect(answer: joined.sdp ?? "")
+        return bot
+    }
+}
+
+/// The SDK's receive metrics of one Carillon listener turned into an estimate of packets received: 50 packets a
+/// second for every report (one a second while audio arrives) less the loss it reports.
+final class DeliveryCounter: MetricsObserver, Sendable {
+    private let estimate = Mutex(0.0)
+
+    func metricsDidReceive(metrics: [AnyHashable: Any]) {
+        guard let loss = metrics[AnyHashable(ObservableMetric.audioReceivePacketLossPercent)] as? Double else { return }
+        estimate.withLock { $0 += 50 * (1 - min(100, loss) / 100) }
+    }
+
+    /// Packets received so far (estimated from the once-a-second reports).
+    var receivedEstimate: Int { estimate.withLock { Int($0.rounded()) } }
+}

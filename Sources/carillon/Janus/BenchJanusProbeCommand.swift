@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import NIOPosix
+
+extension BenchCommand {
+    /// The bench's Janus client checked end to end: one bot talks a tone into a Janus AudioBridge room, another
+    /// listens, decodes the mix and reports which of a few candidate frequencies dominates it.
+    struct JanusProbe: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "janus-probe",
+            abstract: "One talker and one listener bot in a Janus AudioBridge room: the listener's decoded mix and its dominant frequency (needs root)."
+        )
+        @Option(help: "The talker's tone in Hz (one of 330, 440, 550, 660, 770, 880).") var frequency = 660.0
+        @Option(help: "Seconds to listen after both joined.") var seconds = 3
+        @Option(help: .hidden) var insideNamespace: String?
+
+        static let candidates: [Double] = [330, 440, 550, 660, 770, 880]
+
+        func validate() throws {
+            guard Self.candidates.contains(frequency) else { throw ValidationError("--frequency must be one of \(Self.candidates)") }
+            guard (1...60).contains(seconds) else { throw ValidationError("--seconds must be 1...60") }
+        }
+
+        func run() async throws {
+            guard insideNamespace != nil else {
+                try await NamespacedRun.run(arguments: Array(CommandLine.arguments.dropFirst()))
+                return
+            }
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            do {
+                try await probe(group: group)
+                try? await group.shutdownGracefully()
+            } catch {
+                try? await group.shutdownGracefully()
+                throw error
+            }
+        }
+
+        private func probe(group: MultiThreadedEventLoopGroup) async throws {
+            let server = try await JanusServer.start(address: BenchNamespace.serverAddress,
+                                                     interface: BenchNamespace.serverInterface, eventLoops: 1)
+            defer { server.stop() }
+            let version = try await server.info()
+            let session = try await JanusSession.create(endpoint: server.endpoint)
+            let admin = try await session.attach(plugin: JanusAPI.audioBridge)
+            _ = try await session.message(handle: admin, body: JanusAPI.createAudioRoom(4242))
+            let talker = try await JanusAudioJoin.join(session: session, room: 4242, name: "talker", muted: false, on: group.next())
+            let listener = try await JanusAudioJoin.join(session: session, room: 4242, name: "listener", muted: false,
+                                                         on: group.next(), decodes: true)
+            try await talker.waitUntilConnected()
+            try await listener.waitUntilConnected()
+            talker.startSending(.talking, audio: try PreEncodedOpus(frequency: frequency), phase: .zero)
+            try await Task.sleep(for: .seconds(seconds + 1))
+            let packets = listener.receivedPackets
+            let dominant = listener.dominantFrequency(of: Self.candidates)
+            await talker.close()
+            await listener.close()
+            await session.close()
+            StandardOutput.line("janus \(version): listener received \(packets) packets; dominant frequency \(dominant.map { String(Int($0)) } ?? "none") Hz")
+        }
+    }
+}
