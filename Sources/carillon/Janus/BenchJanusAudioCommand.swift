@@ -67,15 +67,28 @@ extension BenchCommand {
         private func measureAll(audio: PreEncodedOpus, group: MultiThreadedEventLoopGroup) async throws {
             let chosen = servers.split(separator: ",").map(String.init)
             var rows: [(Int, AudioLoadResult?, AudioLoadResult?)] = []
+            var failures: [String] = []
+            // One server failing at a size (a saturated Janus refusing connections) must not cost the other's figure.
+            func attempt(_ server: String, size: Int, _ measure: () async throws -> AudioLoadResult) async -> AudioLoadResult? {
+                guard chosen.contains(server) else { return nil }
+                do {
+                    let result = try await measure()
+                    StandardOutput.line(result.line(server: server, attendees: size))
+                    return result
+                } catch {
+                    StandardOutput.line("\(server) \(size) attendees: failed: \(error)")
+                    failures.append("\(server) at \(size) (\(error))")
+                    return nil
+                }
+            }
             for size in Self.sizes(attendees) ?? [] {
-                let janus = chosen.contains("janus") ? try await measureJanus(size: size, audio: audio, group: group) : nil
-                if let janus { StandardOutput.line(janus.line(server: "janus", attendees: size)) }
-                let carillon = chosen.contains("carillon") ? try await measureCarillon(size: size) : nil
-                if let carillon { StandardOutput.line(carillon.line(server: "carillon", attendees: size)) }
+                let janus = await attempt("janus", size: size) { try await measureJanus(size: size, audio: audio, group: group) }
+                let carillon = await attempt("carillon", size: size) { try await measureCarillon(size: size) }
                 rows.append((size, janus, carillon))
             }
             StandardOutput.line(AudioLoadResult.table(rows, talkers: talkers, seconds: seconds, listeners: listeners,
                                                       eventLoops: eventLoops))
+            if !failures.isEmpty { StandardOutput.line("failed, not in the table: " + failures.joined(separator: "; ")) }
         }
 
         private func measureJanus(size: Int, audio: PreEncodedOpus, group: MultiThreadedEventLoopGroup) async throws -> AudioLoadResult {
