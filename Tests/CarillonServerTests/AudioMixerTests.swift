@@ -200,11 +200,23 @@ private final class Meeting {
         #expect(try #require(mixer.nextDeadline) <= start, "the first tick is due at once")
         #expect(mixer.tick(now: start).map(\.to) == [id])
         #expect(mixer.nextDeadline == start + .milliseconds(20))
-        // A slightly late tick keeps the grid; one far behind restarts it.
+        // A late tick keeps the grid, and the mixer catches up frame by frame: 50 frames a second on average.
         _ = mixer.tick(now: start + .milliseconds(25))
         #expect(mixer.nextDeadline == start + .milliseconds(40))
-        _ = mixer.tick(now: start + .milliseconds(500))
-        #expect(mixer.nextDeadline == start + .milliseconds(520))
+        var timestamps: [UInt32] = []
+        while let due = mixer.nextDeadline, due <= start + .milliseconds(300) {
+            timestamps += try mixer.tick(now: start + .milliseconds(300)).map { try RTPPacket(parsing: $0.packet).timestamp }
+        }
+        #expect(timestamps.count == 14, "frames at 40...300 ms")
+        let steps: [UInt32] = zip(timestamps, timestamps.dropFirst()).map { $1 &- $0 }
+        #expect(steps.allSatisfy { $0 == 960 })
+        #expect(mixer.nextDeadline == start + .milliseconds(320))
+        // A stall past the catch-up bound skips the frames whose time passed; the downlink's timestamp jumps them.
+        let afterStall = try mixer.tick(now: start + .milliseconds(1_330)).map { try RTPPacket(parsing: $0.packet) }
+        let last = try #require(timestamps.last)
+        let jumps: [UInt32] = afterStall.map { $0.timestamp &- last }
+        #expect(jumps == [51 * 960], "frame 320 and 50 more skipped")
+        #expect(mixer.nextDeadline == start + .milliseconds(1_340))
         mixer.removeParticipant(id)
         #expect(mixer.nextDeadline == nil)
     }

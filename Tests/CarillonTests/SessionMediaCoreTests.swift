@@ -182,7 +182,7 @@ import Testing
         #expect(core.nextDeadline == Self.at(1020).monotonic)
     }
 
-    @Test func aLateTickCatchesUpAndAStallRestartsTheGrid() throws {
+    @Test func aLateTickCatchesUpAndAStallIsSkipped() throws {
         let core = SessionMediaCore()
         _ = try core.connected(Self.connection(), now: Self.start)
         for milliseconds in stride(from: Int64(0), through: 100, by: 20) {
@@ -200,11 +200,24 @@ import Testing
         #expect(deadlines == [140, 160, 180, 200, 220].map { Self.at($0).monotonic })
         #expect(packets == 5)
 
-        // 150 ms late: one frame, then the grid restarts 20 ms after it instead of bursting.
-        let stalled = core.frameTick(captured: nil, now: Self.at(370))
-        #expect(Self.sent(stalled).count == 1)
-        #expect(core.nextDeadline == Self.at(390).monotonic)
-        #expect(Self.sent(core.frameTick(captured: nil, now: Self.at(390))).map(\.timestamp) == [1000 + 12 * 960])
+        // 300 ms late (a loaded machine's loop): all 16 frames are still sent, with continuous timestamps, so the
+        // session keeps 50 frames a second.
+        var timestamps: [UInt32] = []
+        while let due = core.nextDeadline, due <= Self.at(520).monotonic {
+            timestamps += Self.sent(core.frameTick(captured: nil, now: Self.at(520))).map(\.timestamp)
+        }
+        let expected: [UInt32] = (11..<27).map { 1000 + UInt32($0) * 960 }
+        #expect(timestamps == expected)
+        #expect(core.nextDeadline == Self.at(540).monotonic)
+
+        // 700 ms late (a stall past the 500 ms catch-up bound): the 35 frames whose time passed are skipped, the frame
+        // sent now jumps its timestamp over them and starts a talk spurt, and the grid keeps its phase.
+        let stalled = Self.sent(core.frameTick(captured: nil, now: Self.at(1240)))
+        let jumped: UInt32 = 1000 + (27 + 35) * 960
+        #expect(stalled.map(\.timestamp) == [jumped])
+        #expect(stalled.map(\.sequenceNumber) == [127])
+        #expect(stalled.first?.marker == true)
+        #expect(core.nextDeadline == Self.at(1260).monotonic)
     }
 
     // MARK: Once a second

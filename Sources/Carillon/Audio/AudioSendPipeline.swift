@@ -135,6 +135,13 @@ final class AudioSendPipeline {
         }
     }
 
+    /// Moves the timestamp over `milliseconds` of audio that were never captured (the session's clock skipped them
+    /// after a stall): the receiver sees a gap in media time, and the next packet starts a talk spurt.
+    func skip(milliseconds: Int) {
+        timestamp &+= UInt32(truncatingIfNeeded: milliseconds * Self.clockRate / 1000)
+        startsTalkSpurt = true
+    }
+
     /// Takes one captured frame (20 ms normally; 10, 40 and 60 ms work too) and returns the packet to send, or nil
     /// when muted or when the frame cannot be encoded.
     func process(_ captured: AudioFrame) -> RTPPacket? {

@@ -52,8 +52,9 @@ enum SessionMediaEffect: Sendable, Equatable {
 /// * The clock: once connected, one frame every 20 ms on a fixed grid from the connection (the first frame is due at
 ///   once). The shell reads 20 ms from the input at ``nextDeadline`` and passes it to
 ///   ``frameTick(captured:now:)``, which sends its packet (nothing while muted) and returns the frame to play. A late
-///   tick keeps the grid (the missed frames follow at once), unless the next slot is already more than 100 ms in the
-///   past (a stall): then the grid restarts 20 ms after the tick instead of bursting.
+///   tick keeps the grid: the missed frames follow at once, one per call, so the session sends and plays 50 frames a
+///   second however late its loop runs (``MediaFrameClock``). After a stall longer than the clock's catch-up bound
+///   (500 ms) the missed frames are skipped and the sent timestamp jumps over them.
 /// * Once a second, on the first tick at or after each second since the connection: an RTCP sender report (with a
 ///   report block about the received audio) and SDES CNAME, the metrics for ``MetricsObserver``s
 ///   (``ClientMetricsCollector``), CLIENT_METRIC (``AudioClientMetrics``), and the ``AudioConnectionHealth`` verdict
@@ -95,8 +96,13 @@ final class SessionMediaCore {
 
     static let frameMilliseconds = 20
     static let frameInterval: TimeAmount = .milliseconds(Int64(frameMilliseconds))
-    /// How far a tick may be behind the grid before the grid restarts at the tick.
-    static let stallLimit: TimeAmount = .milliseconds(100)
+
+    /// The audio clock of a connection made at `start`: its first frame is due at once.
+    private static func frameClock(startingAt start: NIODeadline) -> MediaFrameClock {
+        var clock = MediaFrameClock(period: frameInterval)
+        clock.start(at: start)
+        return clock
+    }
     /// How long the video core's metrics stay reportable: a little over its one-second cadence.
     static let videoMetricsLifetime: TimeAmount = .milliseconds(1_500)
 
@@ -107,7 +113,8 @@ final class SessionMediaCore {
         let receive: AudioReceivePipeline
         /// Voice Focus's suppressor for this connection, made when first turned on and kept while it is off.
         var suppressor: NoiseSuppressor?
-        var nextFrame: NIODeadline
+        /// The 20 ms grid from the connection: late ticks catch up, a long stall is skipped.
+        var clock: MediaFrameClock
         /// The once-a-second metrics, on a grid from the connection.
         var metrics: ClientMetricsCollector
         /// The server's latest report block about the sent audio, and the round trip it measured.
@@ -128,7 +135,7 @@ final class SessionMediaCore {
     init() {}
 
     /// When the next frame is due; nil without a media connection.
-    var nextDeadline: NIODeadline? { audio?.nextFrame }
+    var nextDeadline: NIODeadline? { audio?.clock.nextFrame }
 
     /// Whether a media connection's audio is running.
     var isConnected: Bool { audio != nil }
@@ -174,7 +181,7 @@ final class SessionMediaCore {
         // Without an output nothing is heard, so nothing is decoded (a listening bot costs almost nothing).
         receive.decodes = connection.capabilities != .none
         audio = Audio(connection: connection, send: send, receive: receive, suppressor: suppressor,
-                      nextFrame: now.monotonic, metrics: ClientMetricsCollector(start: now.monotonic))
+                      clock: Self.frameClock(startingAt: now.monotonic), metrics: ClientMetricsCollector(start: now.monotonic))
         health.connected(at: now.monotonic)
         return [Self.openDevices(for: connection)]
     }
@@ -215,7 +222,8 @@ final class SessionMediaCore {
     /// silence). Returns the packet to send, the frame to play and, once a second, the reports. A tick before the
     /// deadline (or without a connection) does nothing and drops `captured`.
     func frameTick(captured: AudioFrame?, now: SessionTime) -> [SessionMediaEffect] {
-        guard var audio, now.monotonic >= audio.nextFrame else { return [] }
+        guard var audio, let skipped = audio.clock.takeFrame(now: now.monotonic) else { return [] }
+        if skipped > 0 { audio.send.skip(milliseconds: skipped * Self.frameMilliseconds) }
         var effects: [SessionMediaEffect] = []
         let frame = captured ?? .silence(format: audio.connection.audioMode.format, milliseconds: Self.frameMilliseconds)
         if let packet = audio.send.process(frame) {
@@ -227,9 +235,6 @@ final class SessionMediaCore {
         if now.monotonic >= audio.metrics.nextDeadline {
             effects += secondElapsed(&audio, now: now)
         }
-        audio.nextFrame = audio.nextFrame + Self.frameInterval
-        // After a stall (a suspended process, say) restart the grid instead of catching up in a burst.
-        if audio.nextFrame < now.monotonic - Self.stallLimit { audio.nextFrame = now.monotonic + Self.frameInterval }
         self.audio = audio
         return effects
     }

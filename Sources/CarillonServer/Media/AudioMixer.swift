@@ -33,8 +33,6 @@ public final class AudioMixer {
     /// The format everything is decoded to, mixed in and encoded from; stereo uplinks are downmixed by the decoder.
     public static let format = AudioFormat.mono48k
     private static let samplesPerFrame = 960
-    /// How far behind its schedule a tick may be before the schedule restarts from now instead of catching up.
-    private static let maximumLag = TimeAmount.milliseconds(100)
 
     /// The configuration in effect (out-of-range values brought into range).
     public let configuration: Configuration
@@ -48,7 +46,8 @@ public final class AudioMixer {
     private let sharedEncoder: OpusEncoder
     /// A valid Opus packet of silence, sent if encoding ever fails so the downlink keeps its rate.
     private let silencePacket: [UInt8]
-    private var nextTick: NIODeadline?
+    /// The tick grid: started by the first tick, stopped when the last participant leaves.
+    private var clock = MediaFrameClock(period: AudioMixer.frameDuration)
     private var sum = [Int32](repeating: 0, count: AudioMixer.samplesPerFrame)
 
     /// Creates a mixer with its shared encoder and one decoder and encoder per speaker slot; throws when libopus
@@ -92,7 +91,7 @@ public final class AudioMixer {
         release(participant)
         order.removeAll { $0 == id }
         currentSpeakers.removeAll { $0 == id }
-        if order.isEmpty { nextTick = nil }
+        if order.isEmpty { clock.stop() }
     }
 
     /// Mutes or unmutes a participant. A muted participant is never mixed, even if it still sends audio, and reports
@@ -132,20 +131,25 @@ public final class AudioMixer {
     /// When ``tick(now:)`` is next due, nil while nobody is present. Before the first tick it is in the past: tick at
     /// once, and every ``frameDuration`` after.
     public var nextDeadline: NIODeadline? {
-        order.isEmpty ? nil : nextTick ?? .uptimeNanoseconds(0)
+        order.isEmpty ? nil : clock.nextFrame ?? .uptimeNanoseconds(0)
     }
 
     /// Produces one frame: exactly one RTP packet for every participant, in the order they were added.
     ///
-    /// Call it when ``nextDeadline`` is reached. A tick that comes late still produces one packet each (the stream's
-    /// timestamps stay continuous); the schedule keeps its 20 ms grid unless it fell more than 100 ms behind, when it
-    /// restarts from `now`.
+    /// Call it when ``nextDeadline`` is reached, and again while ``nextDeadline`` is still in the past: a late mixer
+    /// catches up frame by frame on its 20 ms grid (``MediaFrameClock``), so it sends 50 frames a second on average
+    /// however late its loop runs. After a stall longer than the clock's catch-up bound the missed frames are skipped
+    /// and every downlink's timestamp jumps over them.
     public func tick(now: NIODeadline) -> [(to: ParticipantID, packet: [UInt8])] {
         guard !order.isEmpty else {
-            nextTick = nil
+            clock.stop()
             return []
         }
-        schedule(now: now)
+        if clock.nextFrame == nil { clock.start(at: now) }
+        guard let skipped = clock.takeFrame(now: now) else { return [] }
+        if skipped > 0 {
+            for id in order { participants[id]!.downlink.skip(frames: skipped) }
+        }
         for id in order { participants[id]!.activity.update(now: now, threshold: configuration.voiceThreshold) }
         assignSlots(to: selectSpeakers(now: now))
 
@@ -182,11 +186,6 @@ public final class AudioMixer {
     }
 
     // MARK: Tick internals
-
-    private func schedule(now: NIODeadline) {
-        let due = nextTick ?? now
-        nextTick = now - due > Self.maximumLag ? now + Self.frameDuration : due + Self.frameDuration
-    }
 
     /// The loudest eligible participants, loudest first: unmuted, speaking or within the hold time, ranked by the
     /// level of their speech (a pausing speaker keeps its rank), current speakers favoured by the switch margin.

@@ -22,6 +22,12 @@ struct OutboundAudioStream {
         timestamp = .random(in: .min ... .max)
     }
 
+    /// Moves the timestamp over `frames` frames that were never sent (the mixer skipped them after a stall); the
+    /// sequence number stays continuous, so a receiver sees a gap in media time, not a loss.
+    mutating func skip(frames: Int) {
+        timestamp &+= samplesPerPacket &* UInt32(truncatingIfNeeded: frames)
+    }
+
     /// The next packet carrying `payload`: the fixed 12-byte header (RFC 3550 §5.1), no CSRCs, no extensions.
     mutating func packet(payload: [UInt8]) -> [UInt8] {
         defer {
