@@ -247,6 +247,25 @@ import Testing
         #expect(logger.messages(at: .ERROR).contains { $0.hasPrefix("V4L2 /dev/video0: capture stopped: DQBUF failed:") })
     }
 
+    @Test func aCameraThatStreamsButDeliversNothingFailsAfterFiveSeconds() throws {
+        let camera = camera()
+        let observer = CaptureEvents(queueKey: callbacks.key)
+        camera.addCaptureSourceObserver(observer: observer)
+        camera.format = VideoCaptureFormat(width: 320, height: 180, maxFrameRate: 15)
+        camera.start()
+        // Streaming, but no picture ever arrives (another program holds the camera, a stalled driver).
+        loop.advanceTime(by: .milliseconds(4_900))
+        callbacks.drain()
+        #expect(observer.events == ["start"])
+        #expect(camera.isCapturing)
+        loop.advanceTime(by: .milliseconds(200))
+        callbacks.drain()
+        #expect(observer.events == ["start", "fail:configurationFailure"])
+        #expect(!camera.isCapturing)
+        #expect(webcam.openHandles.isEmpty)
+        #expect(logger.messages(at: .ERROR).contains { $0.contains("no picture for 5 s") })
+    }
+
     @Test func theDeviceControllerSwitchesAndReportsTheSessionCamera() {
         let controller = DefaultDeviceController(logger: logger, virtualDevices: VirtualAudioDevices(),
                                                  callbackQueue: callbacks.queue, soundCards: { [] })

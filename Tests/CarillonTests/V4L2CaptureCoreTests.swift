@@ -37,6 +37,38 @@ import Testing
         return core
     }
 
+    @Test func aCameraThatDeliversNothingForFiveSecondsOfPollsFails() {
+        var core = Self.streaming()
+        // 15 fps: 74 empty polls are under 5 s and go on; a picture starts the count again.
+        for _ in 0..<74 {
+            core.poll()
+            _ = Self.drive(&core, Self.willing)
+        }
+        #expect(core.takeEvents() == Array(repeating: .noFrame, count: 74))
+        core.poll()
+        var filled = true
+        _ = Self.drive(&core) { request in
+            guard request == .dequeueBuffer, filled else { return Self.willing(request) }
+            filled = false
+            return .bufferDequeued(index: 0, bytesUsed: 100, corrupt: false)
+        }
+        #expect(core.takeEvents() == [.frame(index: 0, bytesUsed: 100)])
+        #expect(core.emptyPolls == 0)
+        core.release(index: 0)
+        #expect(Self.drive(&core, Self.willing) == [.queueBuffer(index: 0)])
+        for _ in 0..<74 {
+            core.poll()
+            _ = Self.drive(&core, Self.willing)
+        }
+        #expect(core.phase == .streaming)
+        _ = core.takeEvents()
+        // The 75th empty poll in a row (5 s at 15 fps) fails and tears down.
+        core.poll()
+        #expect(Self.drive(&core, Self.willing) == [.dequeueBuffer, .streamOff, .releaseBuffers])
+        #expect(core.takeEvents() == [.failed(reason: "no picture for 5 s (75 polls): another program may hold the camera, or its driver stalled")])
+        #expect(core.phase == .failed)
+    }
+
     @Test func negotiationFollowsTheDriverAndToleratesAMissingFrameRateCall() {
         var core = V4L2CaptureCore(wanted: Self.asked, framesPerSecond: 15, bufferCount: 3)
         core.start()

@@ -10,7 +10,10 @@
 /// (``corruptFrames``). Any other failure (an unplugged device answers `ENODEV`, or `EIO` from a queue the driver
 /// marked as failed) is ``Event/failed(reason:)``, after
 /// which the core tears down (`STREAMOFF`, unmap and `REQBUFS 0`, whose own failures are ignored) and stops. ``stop()``
-/// tears down the same way and ends with ``Event/stopped``.
+/// tears down the same way and ends with ``Event/stopped``. A camera that streams but delivers no picture for
+/// ``silenceLimitSeconds`` (counted in polls: the capture loop polls once per frame at the wanted rate, so no clock is
+/// read) fails the same way: a camera held by another program, or one whose driver stalled, would otherwise show a
+/// black tile with nothing said.
 ///
 /// One call is outstanding at a time: ``nextRequest()`` returns nil until ``handle(_:)`` got the reply. Cost: a few
 /// small arrays; no allocation per frame beyond the event list. A value confined to its owner (the capture loop).
@@ -86,6 +89,11 @@ struct V4L2CaptureCore {
     private var allocated = false
     private var streamOn = false
     private var endPhase = Phase.stopped
+
+    /// How long a streaming camera may deliver nothing before capture fails, in seconds of polls at the wanted rate.
+    static let silenceLimitSeconds = 5
+    /// Polls in a row that found no picture, since streaming started or since the last picture.
+    private(set) var emptyPolls = 0
 
     /// A core that will capture `wanted` at `framesPerSecond` through `bufferCount` buffers (at least 2).
     init(wanted: V4L2FrameFormat, framesPerSecond: Int, bufferCount: Int = 4) {
@@ -185,8 +193,13 @@ struct V4L2CaptureCore {
             if let index = buffers.firstIndex(where: { if case .held = $0 { true } else { false } }),
                case .held(let bytesUsed) = buffers[index] {
                 buffers[index] = .delivered
+                emptyPolls = 0
                 events.append(.frame(index: index, bytesUsed: bytesUsed))
             } else {
+                emptyPolls += 1
+                guard emptyPolls < Self.silenceLimitSeconds * framesPerSecond else {
+                    return fail("no picture for \(Self.silenceLimitSeconds) s (\(emptyPolls) polls): another program may hold the camera, or its driver stalled")
+                }
                 events.append(.noFrame)
             }
         case (_, .failed(let error)):
