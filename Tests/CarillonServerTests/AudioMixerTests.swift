@@ -85,10 +85,11 @@ private final class Meeting {
         for attendee in attendees { add(attendee) }
     }
 
-    func add(_ attendee: Attendee) {
+    func add(_ attendee: Attendee, receivesMix: Bool = true) {
         attendees.append(attendee)
         mixer.addParticipant(attendee.id, attendeeId: "attendee-\(attendee.id.rawValue)",
-                             outboundSSRC: attendee.ssrc &+ 0x1_0000, payloadType: Attendee.payloadType)
+                             outboundSSRC: attendee.ssrc &+ 0x1_0000, payloadType: Attendee.payloadType,
+                             receivesMix: receivesMix)
     }
 
     func remove(_ attendee: Attendee) {
@@ -219,6 +220,20 @@ private final class Meeting {
         #expect(mixer.nextDeadline == start + .milliseconds(1_340))
         mixer.removeParticipant(id)
         #expect(mixer.nextDeadline == nil)
+    }
+
+    @Test func aSendOnlyParticipantIsHeardButGetsNoMix() throws {
+        let talker = try Attendee(1, frequency: 440)
+        let listener = try Attendee(2, frequency: nil)
+        let share = try Attendee(3, frequency: 660)
+        let meeting = try Meeting([talker, listener])
+        meeting.add(share, receivesMix: false)
+        try meeting.run(10)
+        try meeting.run(50, record: true)
+        expect(listener, hears: [440, 660], not: [])
+        expect(talker, hears: [660], not: [440])
+        #expect(share.packets.isEmpty, "a content share gets no mix")
+        #expect(meeting.packetsPerTick.allSatisfy { $0 == 2 })
     }
 
     @Test func aMutedTalkerIsNotMixedUntilUnmuted() throws {

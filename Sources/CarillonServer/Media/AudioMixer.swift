@@ -75,12 +75,15 @@ public final class AudioMixer {
     /// Adds a participant: its uplink is mixed from now on and it gets a downlink packet every tick. Adding an id
     /// already present replaces that participant (a new media session starts afresh).
     ///
-    /// `outboundSSRC` and `payloadType` (its negotiated Opus payload type) go into its downlink packets.
-    public func addParticipant(_ id: ParticipantID, attendeeId: String, outboundSSRC: UInt32, payloadType: UInt8) {
+    /// `outboundSSRC` and `payloadType` (its negotiated Opus payload type) go into its downlink packets. A participant
+    /// added with `receivesMix` false (a content share, which plays nothing) is mixed for the others but gets no
+    /// packets, and costs no encode of its own.
+    public func addParticipant(_ id: ParticipantID, attendeeId: String, outboundSSRC: UInt32, payloadType: UInt8,
+                               receivesMix: Bool = true) {
         if participants[id] != nil { removeParticipant(id) }
         let downlink = OutboundAudioStream(ssrc: outboundSSRC, payloadType: payloadType,
                                            samplesPerPacket: UInt32(Self.samplesPerFrame))
-        participants[id] = MixerParticipant(attendeeId: attendeeId, downlink: downlink,
+        participants[id] = MixerParticipant(attendeeId: attendeeId, downlink: downlink, receivesMix: receivesMix,
                                             jitterBuffer: configuration.jitterBuffer)
         order.append(id)
     }
@@ -134,7 +137,8 @@ public final class AudioMixer {
         order.isEmpty ? nil : clock.nextFrame ?? .uptimeNanoseconds(0)
     }
 
-    /// Produces one frame: exactly one RTP packet for every participant, in the order they were added.
+    /// Produces one frame: exactly one RTP packet for every participant that receives the mix, in the order they were
+    /// added.
     ///
     /// Call it when ``nextDeadline`` is reached, and again while ``nextDeadline`` is still in the past: a late mixer
     /// catches up frame by frame on its 20 ms grid (``MediaFrameClock``), so it sends 50 frames a second on average
@@ -172,6 +176,7 @@ public final class AudioMixer {
         var sharedPacket: [UInt8]?
         for id in order {
             let participant = participants[id]!
+            guard participant.receivesMix else { continue }
             let payload: [UInt8]
             if let slot = participant.slot, let own = voices.first(where: { $0.id == id })?.samples {
                 // Minus-self: the sum without this speaker, clipped once.

@@ -1,4 +1,5 @@
 import CarillonCodecs
+import CarillonProtocol
 import CarillonRTC
 import NIOCore
 
@@ -135,7 +136,10 @@ final class MeetingMediaCore {
         sessions[id] = session
         activity.add(session.attendeeId)
         let participant = AudioMixer.ParticipantID(id.rawValue)
-        mixer?.addParticipant(participant, attendeeId: session.attendeeId, outboundSSRC: session.ssrc, payloadType: session.opusPayloadType)
+        // A content share plays nothing: it is mixed (shared audio) but gets no mix.
+        let content = session.attendeeId.hasSuffix(JoinToken.contentSuffix)
+        mixer?.addParticipant(participant, attendeeId: session.attendeeId, outboundSSRC: session.ssrc,
+                              payloadType: session.opusPayloadType, receivesMix: !content)
         mixer?.setMuted(muted, for: participant)
         audioIdleSince = nil
         if nextActivityReport == nil { nextActivityReport = now + Self.activityInterval }

@@ -12,13 +12,17 @@ final class MixerParticipant {
     var jitterBuffer: AudioJitterBuffer
     var activity = SpeakerActivity()
     var downlink: OutboundAudioStream
+    /// False for a send-only participant (a content share): it is mixed for the others but gets no mix itself.
+    let receivesMix: Bool
     /// Set while the participant is mixed.
     var slot: SpeakerSlot?
     /// The uplink's playout: decoded with the slot's decoder while mixed, skipped without decoding otherwise.
     var playout = OpusPlayout(format: AudioMixer.format)
-    init(attendeeId: String, downlink: OutboundAudioStream, jitterBuffer: AudioJitterBuffer.Configuration) {
+    init(attendeeId: String, downlink: OutboundAudioStream, receivesMix: Bool,
+         jitterBuffer: AudioJitterBuffer.Configuration) {
         self.attendeeId = attendeeId
         self.downlink = downlink
+        self.receivesMix = receivesMix
         self.jitterBuffer = AudioJitterBuffer(configuration: jitterBuffer)
     }
 }
