@@ -35,7 +35,7 @@ extension BenchCommand {
                 try FileManager.default.createDirectory(atPath: corpusDirectory, withIntermediateDirectories: true)
                 try WAVFile.write(format: .mono48k, samples: corpus.cleanSamples, to: "\(corpusDirectory)/clean.wav")
             }
-            StandardOutput.line("RNNoise from \(library.path); corpus: \(String(format: "%.0f", seconds)) s of synthetic speech, seed \(seed), \(corpus.phrases.count) phrases")
+            StandardOutput.line("RNNoise from \(library.path) (model: \(library.weightsPath ?? "built in")); corpus: \(String(format: "%.0f", seconds)) s of synthetic speech, seed \(seed), \(corpus.phrases.count) phrases")
             StandardOutput.line("noise         SNR     removed in pauses  speech level change  STOI noisy -> processed  CPU per 10 ms frame")
             for noise in CorpusNoise.allCases {
                 var noiseRandom = SeededRandom(seed: seed &+ UInt64(noise.rawValue.utf8.count))

@@ -93,6 +93,39 @@ import Glibc
         }
     }
 
+    /// The weights file next to the library decides the model: none, the built-in one; one RNNoise cannot parse, a typed
+    /// error naming it; the one `make rnnoise` writes, states that run on it.
+    @Test(.enabled(if: library != nil, skipReason))
+    func aWeightsFileNextToTheLibraryIsLoadedOrRejected() throws {
+        let installed = try #require(Self.library)
+        var template = Array("/tmp/carillon-rnnoise-XXXXXX".utf8CString)
+        let directory = String(cString: try #require(mkdtemp(&template)))
+        let library = directory + "/librnnoise.so", weights = directory + "/" + RNNoiseLibrary.weightsFileName
+        defer {
+            unlink(weights)
+            unlink(library)
+            rmdir(directory)
+        }
+        #expect(symlink(installed.path, library) == 0)
+        #expect(try RNNoiseLibrary(candidates: [library]).weightsPath == nil)
+
+        let garbage = try #require(fopen(weights, "wb"))
+        fwrite([UInt8](repeating: 0, count: 128), 1, 128, garbage)
+        fclose(garbage)
+        #expect(throws: NoiseSuppressorError.weightsRejected(weights)) { try RNNoiseLibrary(candidates: [library]) }
+
+        let installedWeights = try #require(installed.weightsPath, "`make rnnoise` writes \(RNNoiseLibrary.weightsFileName)")
+        unlink(weights)
+        #expect(symlink(installedWeights, weights) == 0)
+        let loaded = try RNNoiseLibrary(candidates: [library])
+        #expect(loaded.weightsPath == weights)
+        var random = SeededGenerator(seed: 13)
+        let corpus = SpeechCorpus(seconds: 4, using: &random)
+        let noisy = corpus.noisy(corpus.noise(.pink, using: &random), snrDB: 5)
+        let score = NoiseSuppressionScore(corpus: corpus, noisy: noisy, processed: try Self.suppressed(noisy, library: loaded))
+        #expect(score.noiseRemovedInPausesDB >= 20, "\(score.noiseRemovedInPausesDB) dB removed in pauses")
+    }
+
     @Test func theCorpusIsSeededAndItsPausesAreSilent() {
         var first = SeededGenerator(seed: 1), second = SeededGenerator(seed: 1), other = SeededGenerator(seed: 2)
         let corpus = SpeechCorpus(seconds: 6, using: &first)

@@ -10,8 +10,9 @@
 /// alone lets the edges of typing clicks through (about 13-17 dB removed on the corpus); the gate takes another
 /// 5-10 dB out of the pauses and never touches speech, which keeps the gate open.
 ///
-/// Cost: RNNoise itself takes about 1.1-1.4 ms of CPU per 10 ms block of noisy mono audio on this project's machines
-/// (11-14 % of a core; `carillon bench voice-focus`), far less on digital silence; no heap allocation per frame: the float
+/// Cost: RNNoise itself takes about 0.5 ms of CPU per 10 ms block of noisy mono audio on this project's machines with
+/// the int8 weights `make rnnoise` installs (1.1-1.6 ms on the library's built-in float model; `carillon bench
+/// voice-focus`), far less on digital silence; no heap allocation per frame: the float
 /// buffers and the output samples are allocated once (the returned frame shares the output buffer, which the next call
 /// reuses when the caller has let go of it). Threading: not thread-safe; one owner feeds it one stream in order.
 public final class NoiseSuppressor {
@@ -43,7 +44,7 @@ public final class NoiseSuppressor {
         guard format.sampleRate == RNNoiseLibrary.sampleRate, format.channels >= 1 else { throw .unsupportedFormat(format) }
         var states: [OpaquePointer] = []
         for _ in 0..<format.channels {
-            guard let state = library.create(nil) else {
+            guard let state = library.createState() else {
                 states.forEach { library.destroy($0) }
                 throw .stateCreationFailed
             }

@@ -8,6 +8,8 @@ public enum NoiseSuppressorError: Error, Sendable, Equatable, CustomStringConver
     case unexpectedFrameSize(Int)
     /// `rnnoise_create` returned no state (out of memory).
     case stateCreationFailed
+    /// The weights file next to the library is not a model this library can run (wrong format or layer sizes).
+    case weightsRejected(String)
     /// RNNoise runs on 48 kHz audio; this format is something else.
     case unsupportedFormat(AudioFormat)
 
@@ -19,6 +21,7 @@ public enum NoiseSuppressorError: Error, Sendable, Equatable, CustomStringConver
         case .missingSymbol(let symbol, let library): "\(library) has no \(symbol): not an RNNoise library"
         case .unexpectedFrameSize(let size): "RNNoise frames of \(size) samples, expected \(RNNoiseLibrary.frameSize)"
         case .stateCreationFailed: "rnnoise_create returned no state"
+        case .weightsRejected(let path): "\(path) is not a model this RNNoise library can run; remove it or run `make rnnoise`"
         case .unsupportedFormat(let format): "RNNoise needs 48 kHz audio, not \(format)"
         }
     }
