@@ -522,6 +522,8 @@ struct MeetingVideoRouter {
                 guard let control = member.control else { continue }
                 control.estimator.transportFeedbackReceived(feedback, now: now)
                 control.pacer.setRate(targetBitrate: member.pacingTarget)
+                // A falling estimate lowers layers at once, not at the next report.
+                if member.selectsLayersByEstimate { outputs += selectLayersByEstimate(of: id, now: now) }
             case .senderReport(let ssrc, let ntp, let rtp, _, _, let blocks):
                 if let layer = member.uplink?.layers.first(where: { $0.ssrc == ssrc }) {
                     layer.statistics?.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
@@ -748,18 +750,22 @@ struct MeetingVideoRouter {
     /// For sessions whose layers the router picks: each downlink's layer from the session's estimate per stream
     /// (``SimulcastLayerRule``, a stand-in for the per-receiver allocator).
     private mutating func selectLayersByEstimate(now: NIODeadline) -> [MeetingMediaOutput] {
+        members.keys.sorted().flatMap { selectLayersByEstimate(of: $0, now: now) }
+    }
+
+    /// One session's layers from its estimate (``SimulcastLayerRule``), when the router picks them.
+    private mutating func selectLayersByEstimate(of id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+        guard let member = members[id], member.connected, member.selectsLayersByEstimate,
+              let budget = member.estimatePerStream else { return [] }
         var outputs: [MeetingMediaOutput] = []
-        for id in members.keys.sorted() {
-            guard let member = members[id], member.connected, member.selectsLayersByEstimate,
-                  let budget = member.estimatePerStream else { continue }
-            for downlink in member.downlinks where !downlink.pausedByReceiver {
-                guard let uplink = members[downlink.negotiated.source.publisher]?.uplink, uplink.layers.count > 1
-                else { continue }
-                let layers = uplink.layers.filter { $0.ssrc != nil }
-                    .map { SimulcastLayerRule.Layer(streamId: $0.description.streamId, bitrate: $0.bitrate) }
-                guard let chosen = SimulcastLayerRule.choose(layers, budget: Int(budget)) else { continue }
-                outputs += selectLayer(chosen, mid: downlink.negotiated.mid, for: id, now: now)
-            }
+        for downlink in member.downlinks where !downlink.pausedByReceiver {
+            guard let uplink = members[downlink.negotiated.source.publisher]?.uplink, uplink.layers.count > 1 else { continue }
+            let layers = uplink.layers.filter { $0.ssrc != nil }
+                .map { SimulcastLayerRule.Layer(streamId: $0.description.streamId, bitrate: $0.bitrate) }
+            // Nothing to compare before the layers' first measurement: the subscribed layer stays.
+            guard layers.allSatisfy({ $0.bitrate != nil }),
+                  let chosen = SimulcastLayerRule.choose(layers, budget: Int(budget)) else { continue }
+            outputs += selectLayer(chosen, mid: downlink.negotiated.mid, for: id, now: now)
         }
         return outputs
     }
