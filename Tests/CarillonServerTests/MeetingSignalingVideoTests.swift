@@ -164,4 +164,48 @@ import Testing
         let resumed = core.receive(pause, from: connection(1), now: now)
         #expect(resumed.contains { if case .pauseVideo(_, [4], false) = $0 { true } else { false } })
     }
+
+    /// A simulcast publisher (`send_streams` low, mid, hi; mid disabled at 0 kbps): the media side learns the layers'
+    /// stream ids in order, INDEX lists the two active layers of one group with their sizes, and a receiver's
+    /// REMOTE_VIDEO_UPDATE naming a stream reaches the media side as a layer switch.
+    @Test func simulcastLayersReachIndexAndTheMediaSide() throws {
+        var core = MeetingSignalingCore(meetingId: "m")
+        joinAll(&core, count: 2)
+        var frame = subscribe(sending: false)
+        frame.sub.duplex = .duplex
+        for (width, bitrate) in [(320, 200), (640, 0), (1280, 1_200)] as [(UInt32, UInt32)] {
+            var layer = SdkStreamDescriptor()
+            layer.mediaType = .video
+            layer.framerate = 15
+            layer.maxBitrateKbps = bitrate
+            layer.width = width
+            layer.height = width * 9 / 16
+            frame.sub.sendStreams.append(layer)
+        }
+        let (request, outputs) = subscribed(&core, 1, frame)
+        let allocations = try #require(frames(outputs, to: 1, .subscribeAck).first).suback.allocations
+        #expect(allocations.count == 3 && Set(allocations.map(\.groupID)).count == 1)
+        #expect(request?.sendStreamIds == allocations.map(\.streamID))
+        let sources = try #require(frames(outputs, to: 2, .index).first).index.sources
+        #expect(sources.map(\.streamID) == [allocations[0].streamID, allocations[2].streamID])
+        #expect(sources.map(\.width) == [320, 1_280] && sources.map(\.height) == [180, 720])
+        #expect(sources.map(\.maxBitrateKbps) == [200, 1_200] && sources.allSatisfy { $0.groupID == allocations[0].groupID })
+        var update = SdkSignalFrame()
+        update.type = .remoteVideoUpdate
+        var entry = SdkVideoSubscriptionConfiguration()
+        entry.mid = "3"
+        entry.attendeeID = "att-1"
+        entry.streamID = allocations[0].streamID
+        update.remoteVideoUpdate.addedOrUpdatedVideoSubscriptions = [entry]
+        let switched = core.receive(update, from: connection(2), now: now)
+        #expect(switched.contains {
+            if case .selectVideoLayer(let c, "3", let id) = $0 { c == connection(2) && id == allocations[0].streamID } else { false }
+        })
+        // Measured rates go to everyone, the sender included, for the streams publications list.
+        let rates = core.videoBitrates([(allocations[0].streamID, 150_000), (999, 1)], now: now)
+        for index in [1, 2] {
+            let bitrates = try #require(frames(rates, to: index, .bitrates).first).bitrates.bitrates
+            #expect(bitrates.map(\.sourceStreamID) == [allocations[0].streamID] && bitrates.map(\.avgBitrateBps) == [150_000])
+        }
+    }
 }

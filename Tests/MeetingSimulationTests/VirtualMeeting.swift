@@ -470,6 +470,8 @@ final class VirtualMeeting {
                 serverStep { $0.subscribeAnswered(target, answer: result, now: $1) }
             case .pauseVideo(let target, let streamIds, let paused):
                 serverMediaOutputs(serverMedia.setVideoPaused(paused, streamIds: streamIds, for: target, now: now))
+            case .selectVideoLayer(let target, let mid, let streamId):
+                serverMediaOutputs(serverMedia.selectVideoLayer(streamId, mid: mid, for: target, now: now))
             case .endMedia(let target):
                 endServerMedia(target)
             case .audioMuted(let attendeeId, let muted):
@@ -522,6 +524,8 @@ final class VirtualMeeting {
                 serverStep { $0.audioMetadata(states, now: $1) }
             case .videoSourcePaused(let connection, let paused):
                 serverStep { $0.videoSourcePaused(connection, paused: paused, now: $1) }
+            case .videoBitrates(let rates):
+                serverStep { $0.videoBitrates(rates, now: $1) }
             }
         }
     }

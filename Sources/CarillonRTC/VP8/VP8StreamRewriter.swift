@@ -49,6 +49,7 @@ public struct VP8StreamRewriter: Sendable {
     private var lastKeyIndex: UInt8 = 0
     private var lastArrival: NIODeadline?
     private var lastEndedFrame = true
+    private var pendingTimestampDelta: UInt32?
 
     /// Creates a downlink stream with no source. The first packet forwarded gets `firstSequenceNumber`, the first
     /// picture `firstPictureID`.
@@ -62,11 +63,21 @@ public struct VP8StreamRewriter: Sendable {
 
     /// Forwards `source` from its next key frame on (nil: forward nothing). Switching to the current source again
     /// also waits for a key frame (a resume).
-    public mutating func switchSource(to source: UInt32?) {
+    ///
+    /// `timestampDelta` is, for another layer of the same sender, its RTP clock minus the current source's at one
+    /// instant (from both layers' sender reports): the new layer's timestamps are then mapped onto the downlink's
+    /// timeline through it, so a picture keeps its capture time across the switch. The mapping is used only when it
+    /// moves the timestamp forward by no more than the arrival gap plus ``maximumTimestampLead``; otherwise (and without
+    /// a delta) the timestamp advances by the time that passed since the last packet sent.
+    public mutating func switchSource(to source: UInt32?, timestampDelta: UInt32? = nil) {
         if source != self.source { sourceUnwrapper = SequenceUnwrapper() }
         self.source = source
+        pendingTimestampDelta = timestampDelta
         isWaitingForKeyFrame = true
     }
+
+    /// How far ahead of the arrival gap a timestamp mapped through sender reports may land (75 ms at 90 kHz).
+    public static let maximumTimestampLead: Int64 = 6_750
 
     /// Rewrites `packet` (a plain RTP packet whose header is `header`) in place for this downlink, or says why not.
     /// `now` is its arrival time, used to advance the timestamp across a switch.
@@ -135,14 +146,21 @@ public struct VP8StreamRewriter: Sendable {
                                now: NIODeadline) {
         let firstSequence = lastSequence &+ (lastEndedFrame ? 1 : 2)
         sequenceOffset = header.sequenceNumber &- firstSequence
-        let firstTimestamp: UInt32
+        var firstTimestamp: UInt32
         if let lastTimestamp, let lastArrival {
             // 90 kHz ticks since the last packet sent, at least one so time never stands still.
-            let elapsed = max(1, (now - lastArrival).nanoseconds * 90 / 1_000_000)
-            firstTimestamp = lastTimestamp &+ UInt32(truncatingIfNeeded: min(elapsed, Int64(UInt32.max / 2)))
+            let elapsed = min(max(1, (now - lastArrival).nanoseconds * 90 / 1_000_000), Int64(UInt32.max / 2))
+            firstTimestamp = lastTimestamp &+ UInt32(truncatingIfNeeded: elapsed)
+            if let delta = pendingTimestampDelta {
+                // Through the sender reports: the same capture instant on the old layer's clock.
+                let mapped = header.timestamp &- delta &- timestampOffset
+                let lead = Int64(Int32(bitPattern: mapped &- lastTimestamp))
+                if lead > 0, lead <= elapsed + Self.maximumTimestampLead { firstTimestamp = mapped }
+            }
         } else {
             firstTimestamp = header.timestamp
         }
+        pendingTimestampDelta = nil
         timestampOffset = header.timestamp &- firstTimestamp
         if let pictureID = descriptor.pictureID {
             pictureIDOffset = (pictureID &- ((lastPictureID &+ 1) & 0x7FFF)) & 0x7FFF

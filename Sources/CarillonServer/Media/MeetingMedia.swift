@@ -27,6 +27,8 @@ final class MeetingMedia: @unchecked Sendable {
     var onAudioMetadata: (([(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)]) -> Void)?
     /// Called on the event loop when a session's camera stops arriving (`paused`) or arrives again.
     var onVideoSourcePaused: ((SignalingConnectionID, Bool) -> Void)?
+    /// Called with the measured bitrate of every video stream, once a second (BITRATES).
+    var onVideoBitrates: (([(streamId: UInt32, bitrate: Int)]) -> Void)?
     /// Whether an attendee is muted (the signaling core owns the roster).
     var isMuted: ((String) -> Bool)?
 
@@ -88,6 +90,12 @@ final class MeetingMedia: @unchecked Sendable {
         timer.follow(core.nextDeadline)
     }
 
+    /// A receiver chose another layer of the source it receives on `mid` (REMOTE_VIDEO_UPDATE).
+    func selectVideoLayer(_ streamId: UInt32, mid: String, connection: SignalingConnectionID) {
+        perform(core.selectVideoLayer(streamId, mid: mid, for: connection, now: eventLoop.now))
+        timer.follow(core.nextDeadline)
+    }
+
     /// Ends a session's media (it left, its socket ended, or it re-offered).
     func end(_ connection: SignalingConnectionID) {
         negotiations[connection] = nil
@@ -138,6 +146,8 @@ final class MeetingMedia: @unchecked Sendable {
                 onAudioMetadata?(states)
             case .videoSourcePaused(let connection, let paused):
                 onVideoSourcePaused?(connection, paused)
+            case .videoBitrates(let rates):
+                onVideoBitrates?(rates)
             }
         }
     }

@@ -124,6 +124,17 @@ final class MeetingMediaCore {
         video.setPaused(paused, streamIds: streamIds, for: id, now: now)
     }
 
+    /// Whether the router picks the layers a session receives from its downlink estimate (``SimulcastLayerRule``).
+    func setSelectsLayersByEstimate(_ enabled: Bool, for id: SignalingConnectionID) {
+        video.setSelectsLayersByEstimate(enabled, for: id)
+    }
+
+    /// A receiver chose the layer (stream id) its m-line `mid` carries: REMOTE_VIDEO_UPDATE.
+    func selectVideoLayer(_ streamId: UInt32, mid: String, for id: SignalingConnectionID, now: NIODeadline)
+        -> [MeetingMediaOutput] {
+        video.selectLayer(streamId, mid: mid, for: id, now: now)
+    }
+
     /// A session's media connected: it is mixed from now on (unless `muted`), and its video flows.
     @discardableResult
     func connected(_ id: SignalingConnectionID, muted: Bool, now: NIODeadline) -> [MeetingMediaOutput] {

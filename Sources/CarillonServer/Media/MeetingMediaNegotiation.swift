@@ -25,6 +25,12 @@ struct MeetingMediaNegotiation {
         let feedback: Set<String>
         /// Ask for a key frame at least this often (content shares), nil for on demand only.
         var keyFrameInterval: TimeAmount? = nil
+        /// The simulcast layers, lowest first (`a=simulcast` rid order, or `a=ssrc-group:SIM` order); one layer (the
+        /// m-line's stream) without simulcast. Layer *i* is SUBSCRIBE `send_streams` entry *i*.
+        var layers: [VideoUplinkLayerDescription] = []
+        /// The ids of the `rtp-stream-id` and `repaired-rtp-stream-id` extensions, when a rid simulcast negotiated them.
+        var ridExtensionId: UInt8? = nil
+        var repairedRidExtensionId: UInt8? = nil
     }
 
     /// One receive m-line that carries a remote stream.
@@ -101,6 +107,7 @@ struct MeetingMediaNegotiation {
                 if clientSends, video.sending == .allowed, uplink == nil {
                     answered = VideoSessionDescription.answerMedia(offered, transport: local,
                                                                    direction: offered.direction.reversed, sender: nil)
+                    if answered != nil { VideoUplinkLayerDescription.answerSimulcast(offered, in: &answered!) }
                     if let answered, let (vp8, rtx) = VideoSessionDescription.vp8(in: offered) {
                         let fid = offered.retransmissionSSRCs
                         uplink = VideoUplink(
@@ -108,7 +115,10 @@ struct MeetingMediaNegotiation {
                             ssrc: fid?.media ?? offered.ssrcs.first?.ssrc, rtxSSRC: fid?.rtx,
                             transportCCExtensionId: answered.extensionId(for: SDPExtension.transportWideCCURI),
                             feedback: Set(answered.codecs.first?.feedback ?? []),
-                            keyFrameInterval: video.keyFrameInterval)
+                            keyFrameInterval: video.keyFrameInterval,
+                            layers: VideoUplinkLayerDescription.layers(offered: offered, streamIds: video.sendStreamIds),
+                            ridExtensionId: answered.extensionId(for: SDPExtension.ridURI),
+                            repairedRidExtensionId: answered.extensionId(for: SDPExtension.repairedRidURI))
                     }
                 } else if offered.direction == .recvonly, let wanted {
                     let mid = offered.mid ?? ""

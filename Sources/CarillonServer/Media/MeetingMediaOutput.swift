@@ -8,4 +8,7 @@ enum MeetingMediaOutput {
     case audioMetadata([(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)])
     /// A session's camera stopped arriving (`paused` true) or arrives again: INDEX `paused_at_source_ids`.
     case videoSourcePaused(SignalingConnectionID, paused: Bool)
+    /// The measured bitrate (bits per second) of every video stream (simulcast layer) with a known stream id, for
+    /// BITRATES; once a second while any is measured.
+    case videoBitrates([(streamId: UInt32, bitrate: Int)])
 }

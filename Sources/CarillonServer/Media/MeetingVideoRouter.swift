@@ -55,23 +55,58 @@ struct MeetingVideoRouter {
     /// every write.
     final class Uplink {
         var negotiated: MeetingMediaNegotiation.VideoUplink
-        var ssrc: UInt32?
-        var nack = NackGenerator()
-        var statistics: RTPReceiveStatistics?
+        /// Its simulcast layers, lowest first (one without simulcast).
+        let layers: [VideoUplinkLayer]
         var transportFeedback: TransportFeedbackGenerator?
-        var lastKeyFrameRequest: NIODeadline?
-        /// A request came within the interval of the last one: it goes out when the interval ends.
-        var keyFrameRequestDeferred = false
-        var firSequence: UInt8 = 0
         var packetsReceived = 0
         /// The last packet's arrival, or when the uplink was connected or configured while none came yet.
         var lastPacketAt: NIODeadline?
         /// Reported as paused at its source (``MeetingMediaOutput/videoSourcePaused(_:paused:)``).
         var pausedAtSource = false
 
-        init(negotiated: MeetingMediaNegotiation.VideoUplink, ssrc: UInt32?) {
+        init(negotiated: MeetingMediaNegotiation.VideoUplink) {
             self.negotiated = negotiated
-            self.ssrc = ssrc
+            let descriptions = negotiated.layers.isEmpty
+                ? [VideoUplinkLayerDescription(ssrc: negotiated.ssrc, rtxSSRC: negotiated.rtxSSRC, streamId: 0)]
+                : negotiated.layers
+            layers = descriptions.map(VideoUplinkLayer.init)
+        }
+
+        /// The first layer's media SSRC (the whole camera without simulcast).
+        var ssrc: UInt32? { layers.lazy.compactMap(\.ssrc).first }
+
+        /// The layer carrying `streamId`; the only layer when the uplink has one whose stream id is not known.
+        func layerIndex(streamId: UInt32?) -> Int? {
+            guard let streamId else { return nil }
+            if let index = layers.firstIndex(where: { $0.description.streamId == streamId }) { return index }
+            return layers.count == 1 && layers[0].description.streamId == 0 ? 0 : nil
+        }
+
+        /// The layer a packet belongs to and whether it is RTX, binding SSRCs as `video.md` §1.2 says: a declared
+        /// SSRC, else the rid (or repaired rid) extension, else (one undeclared layer) the newest media stream.
+        func layer(of packet: RTPPacket) -> (index: Int, isRTX: Bool)? {
+            for (index, layer) in layers.enumerated() {
+                if layer.ssrc == packet.ssrc { return (index, false) }
+                if layer.rtxSSRC == packet.ssrc { return (index, true) }
+            }
+            let isRTX = packet.payloadType == negotiated.rtxPayloadType
+            if let id = isRTX ? negotiated.repairedRidExtensionId : negotiated.ridExtensionId,
+               let value = packet.extensionValue(id: id), let rid = RTPHeaderExtensionValue.identifier(value),
+               let index = layers.firstIndex(where: { $0.description.rid == rid }) {
+                if isRTX {
+                    layers[index].rtxSSRC = packet.ssrc
+                } else {
+                    layers[index].rebind(ssrc: packet.ssrc)
+                    if index == 0 || transportFeedback?.mediaSSRC == 0 { transportFeedback?.mediaSSRC = packet.ssrc }
+                }
+                return (index, isRTX)
+            }
+            guard layers.count == 1, layers[0].description.ssrc == nil, layers[0].description.rid == nil else { return nil }
+            // An SSRC the offer declared is the only one taken; otherwise the newest stream is the camera.
+            if isRTX { return (0, true) }
+            layers[0].rebind(ssrc: packet.ssrc)
+            transportFeedback?.mediaSSRC = packet.ssrc
+            return (0, false)
         }
     }
 
@@ -79,6 +114,8 @@ struct MeetingVideoRouter {
     final class Downlink {
         var negotiated: MeetingMediaNegotiation.VideoDownlink
         var rewriter: VP8StreamRewriter
+        /// The layer of the source it carries and the one it should.
+        var selection: DownlinkLayerSelection
         var rtx: RTXStream?
         var history = RTPSendHistory(capacity: 1_024)
         var pausedByReceiver = false
@@ -92,6 +129,7 @@ struct MeetingVideoRouter {
         init(_ negotiated: MeetingMediaNegotiation.VideoDownlink) {
             self.negotiated = negotiated
             rewriter = VP8StreamRewriter(ssrc: negotiated.ssrc, payloadType: negotiated.payloadType)
+            selection = DownlinkLayerSelection(current: nil, target: negotiated.source.streamId)
             if let rtxSSRC = negotiated.rtxSSRC, let rtxType = negotiated.rtxPayloadType {
                 rtx = RTXStream(ssrc: rtxSSRC, payloadTypes: [negotiated.payloadType: rtxType])
             }
@@ -121,6 +159,8 @@ struct MeetingVideoRouter {
         var downlinks: [Downlink] = []
         /// Present while a downlink negotiated transport-cc.
         var control: DownlinkControl?
+        /// Whether the router picks its downlinks' layers from its estimate (``SimulcastLayerRule``).
+        var selectsLayersByEstimate = false
 
         init(reportSSRC: UInt32) { self.reportSSRC = reportSSRC }
 
@@ -150,8 +190,8 @@ struct MeetingVideoRouter {
         var earliest = nextReports.earlier(nextFeedback)
         for member in members.values {
             earliest = earliest.earlier(member.control?.pacer.nextDeadline)
-            if let uplink = member.uplink, uplink.keyFrameRequestDeferred, let last = uplink.lastKeyFrameRequest {
-                earliest = earliest.earlier(last + Self.keyFrameRequestInterval)
+            for layer in member.uplink?.layers ?? [] where layer.keyFrameRequestDeferred {
+                if let last = layer.lastKeyFrameRequest { earliest = earliest.earlier(last + Self.keyFrameRequestInterval) }
             }
         }
         return earliest
@@ -169,7 +209,7 @@ struct MeetingVideoRouter {
         var outputs: [MeetingMediaOutput] = []
         if let negotiated = negotiation.videoUplink {
             if member.uplink?.negotiated != negotiated {
-                let uplink = Uplink(negotiated: negotiated, ssrc: negotiated.ssrc)
+                let uplink = Uplink(negotiated: negotiated)
                 uplink.lastPacketAt = now
                 if member.uplink?.pausedAtSource == true { outputs.append(.videoSourcePaused(id, paused: false)) }
                 if negotiated.transportCCExtensionId != nil {
@@ -183,16 +223,18 @@ struct MeetingVideoRouter {
             member.uplink = nil
         }
         let previous = member.downlinks
-        var started = Set<SignalingConnectionID>()
+        var started: [Downlink] = []
         member.downlinks = negotiation.videoDownlinks.map { negotiated in
             guard let kept = previous.first(where: { $0.negotiated.mid == negotiated.mid && $0.negotiated.ssrc == negotiated.ssrc })
             else {
-                started.insert(negotiated.source.publisher)
-                return Downlink(negotiated)
+                let downlink = Downlink(negotiated)
+                started.append(downlink)
+                return downlink
             }
             if kept.negotiated.source != negotiated.source {
                 kept.pausedByReceiver = false
-                started.insert(negotiated.source.publisher)
+                kept.selection.target = negotiated.source.streamId
+                started.append(kept)
             }
             kept.negotiated = negotiated
             return kept
@@ -207,7 +249,7 @@ struct MeetingVideoRouter {
         // New or switched downlinks need a key frame from their publishers; kept ones carry on as they were. Before the
         // media connects nothing is forwarded: ``connected(_:now:)`` asks then.
         guard member.connected else { return outputs }
-        for publisher in started.sorted() { outputs += requestKeyFrame(from: publisher, now: now) }
+        for downlink in started { outputs += requestKeyFrame(for: downlink, now: now) }
         return outputs
     }
 
@@ -217,8 +259,7 @@ struct MeetingVideoRouter {
         members[id]?.connected = true
         members[id]?.uplink?.lastPacketAt = now
         if nextReports == nil { nextReports = now + Self.reportInterval }
-        let publishers = Set(members[id]?.downlinks.map(\.negotiated.source.publisher) ?? []).sorted()
-        return publishers.flatMap { requestKeyFrame(from: $0, now: now) }
+        return (members[id]?.downlinks ?? []).flatMap { requestKeyFrame(for: $0, now: now) }
     }
 
     /// Forgets a session; downlinks of others that carried its camera stay, waiting for a new source.
@@ -235,18 +276,39 @@ struct MeetingVideoRouter {
     mutating func setPaused(_ paused: Bool, streamIds: [UInt32], for id: SignalingConnectionID, now: NIODeadline)
         -> [MeetingMediaOutput] {
         guard let member = members[id] else { return [] }
-        var publishers = Set<SignalingConnectionID>()
-        for index in member.downlinks.indices where streamIds.contains(member.downlinks[index].negotiated.source.streamId) {
-            guard member.downlinks[index].pausedByReceiver != paused else { continue }
-            member.downlinks[index].pausedByReceiver = paused
+        var outputs: [MeetingMediaOutput] = []
+        for downlink in member.downlinks
+        where streamIds.contains(downlink.negotiated.source.streamId) || streamIds.contains(downlink.selection.target) {
+            guard downlink.pausedByReceiver != paused else { continue }
+            downlink.pausedByReceiver = paused
             if !paused {
                 // Resume at a key frame: what was skipped cannot be decoded against.
-                member.downlinks[index].rewriter.switchSource(to: member.downlinks[index].rewriter.source)
-                publishers.insert(member.downlinks[index].negotiated.source.publisher)
+                downlink.rewriter.switchSource(to: downlink.rewriter.source)
+                outputs += requestKeyFrame(for: downlink, now: now)
             }
         }
-        members[id] = member
-        return publishers.sorted().flatMap { requestKeyFrame(from: $0, now: now) }
+        return outputs
+    }
+
+    /// Sets the layer (a stream id of the same source) the receive m-line `mid` of session `id` should carry: a
+    /// client's REMOTE_VIDEO_UPDATE, or the server's layer choice. The downlink keeps its SSRC and numbering and
+    /// switches at the next key frame of that layer, which is asked for; until then the current layer flows.
+    /// Ignored when `streamId` is not a layer of the source the m-line carries.
+    mutating func selectLayer(_ streamId: UInt32, mid: String, for id: SignalingConnectionID, now: NIODeadline)
+        -> [MeetingMediaOutput] {
+        guard let downlink = members[id]?.downlinks.first(where: { $0.negotiated.mid == mid }),
+              downlink.selection.target != streamId,
+              members[downlink.negotiated.source.publisher]?.uplink?.layerIndex(streamId: streamId) != nil
+        else { return [] }
+        downlink.selection.target = streamId
+        guard members[id]?.connected == true, !downlink.pausedByReceiver else { return [] }
+        return requestKeyFrame(for: downlink, now: now)
+    }
+
+    /// Whether the router picks the layers of session `id`'s downlinks from its downlink estimate with
+    /// ``SimulcastLayerRule`` (checked with the reports, once a second).
+    mutating func setSelectsLayersByEstimate(_ enabled: Bool, for id: SignalingConnectionID) {
+        members[id]?.selectsLayersByEstimate = enabled
     }
 
     // MARK: RTP
@@ -273,66 +335,94 @@ struct MeetingVideoRouter {
            let sequence = RTPHeaderExtensionValue.transportSequenceNumber(value) {
             uplink.transportFeedback?.received(transportSequenceNumber: sequence, arrival: now)
         }
+        guard let (layerIndex, isRTX) = uplink.layer(of: packet) else { return }
+        let layer = uplink.layers[layerIndex]
         var media = packet
-        if packet.payloadType == uplink.negotiated.rtxPayloadType {
-            guard let ssrc = uplink.ssrc,
+        if isRTX {
+            guard let ssrc = layer.ssrc, packet.payloadType == uplink.negotiated.rtxPayloadType,
                   let original = RTXStream.unwrap(packet, mediaSSRC: ssrc, mediaPayloadType: uplink.negotiated.payloadType)
             else { return }
             media = original
-        } else if uplink.ssrc != packet.ssrc {
-            // An SSRC the offer declared is the only one taken; otherwise the newest stream is the camera.
-            guard uplink.negotiated.ssrc == nil else { return }
-            uplink.ssrc = packet.ssrc
-            uplink.nack = NackGenerator()
-            uplink.statistics = nil
-            uplink.transportFeedback?.mediaSSRC = packet.ssrc
         }
-        if uplink.statistics == nil { uplink.statistics = RTPReceiveStatistics(clockRate: 90_000) }
-        uplink.statistics?.record(sequenceNumber: media.sequenceNumber, rtpTimestamp: media.timestamp, arrival: now)
-        uplink.nack.received(sequenceNumber: media.sequenceNumber, now: now)
+        if layer.statistics == nil { layer.statistics = RTPReceiveStatistics(clockRate: 90_000) }
+        layer.statistics?.record(sequenceNumber: media.sequenceNumber, rtpTimestamp: media.timestamp, arrival: now)
+        layer.nack.received(sequenceNumber: media.sequenceNumber, now: now)
+        layer.packetsReceived += 1
+        layer.octetsSinceMeasurement += 12 + media.payload.count
         uplink.packetsReceived += 1
         uplink.lastPacketAt = now
-        let pending = uplink.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
+        let pending = layer.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
         if pending, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
 
         if uplink.pausedAtSource {
             uplink.pausedAtSource = false
             outputs.append(.videoSourcePaused(id, paused: false))
         }
-        var needsKeyFrame = false
+        var keyFrameStart: Bool?
         for (receiver, index) in routes[id] ?? [] {
-            if let bytes = forward(media, to: receiver, downlink: index, now: now) {
+            guard members[receiver]?.connected == true, let downlink = members[receiver]?.downlinks[index],
+                  !downlink.pausedByReceiver else { continue }
+            let target = uplink.layerIndex(streamId: downlink.selection.target)
+            if let bytes = forward(media, layer: layerIndex, of: uplink, target: target, to: receiver, downlink: downlink,
+                                   keyFrameStart: &keyFrameStart, now: now) {
                 // Handed over, not shared: the pacer writes the transport-wide number into it in place.
                 send(consume bytes, priority: .video, to: receiver, into: &outputs, now: now)
             }
-            if members[receiver]?.downlinks[index].rewriter.isWaitingForKeyFrame == true,
-               members[receiver]?.downlinks[index].pausedByReceiver == false {
-                needsKeyFrame = true
+            if let target, downlink.selection.isSwitching || downlink.rewriter.isWaitingForKeyFrame {
+                outputs += requestKeyFrame(from: id, layer: target, now: now)
             }
         }
-        if needsKeyFrame { outputs += requestKeyFrame(from: id, now: now) }
     }
 
-    /// The downlink's copy of `media`, rewritten, stored for retransmission; nil when it is not forwarded.
-    private mutating func forward(_ media: RTPPacket, to receiver: SignalingConnectionID, downlink index: Int,
-                                  now: NIODeadline) -> [UInt8]? {
-        guard members[receiver]?.connected == true, let downlink = members[receiver]?.downlinks[index],
-              !downlink.pausedByReceiver else { return nil }
-        if downlink.rewriter.source != media.ssrc {
-            members[receiver]?.downlinks[index].rewriter.switchSource(to: media.ssrc)
+    /// The downlink's copy of `media` (a packet of layer `layerIndex` of `uplink`), rewritten, stored for
+    /// retransmission; nil when it is not forwarded. A downlink carries its current layer and moves to its target
+    /// (layer index `target`) at the target's next key frame, mapping timestamps through both layers' sender reports;
+    /// while the current layer's report or the target's is missing it keeps the current layer. `keyFrameStart` caches
+    /// whether the packet starts a key frame, worked out only when a downlink is switching.
+    private func forward(_ media: RTPPacket, layer layerIndex: Int, of uplink: Uplink, target: Int?,
+                         to receiver: SignalingConnectionID, downlink: Downlink, keyFrameStart: inout Bool?,
+                         now: NIODeadline) -> [UInt8]? {
+        let current = uplink.layerIndex(streamId: downlink.selection.current)
+        if downlink.selection.isSwitching, layerIndex == target,
+           let delta = switchPoint(media, layer: layerIndex, from: current, of: uplink, downlink: downlink,
+                                   keyFrameStart: &keyFrameStart) {
+            downlink.rewriter.switchSource(to: media.ssrc, timestampDelta: delta)
+            downlink.selection.current = downlink.selection.target
+        } else if layerIndex != current {
+            return nil
+        } else if downlink.rewriter.source != media.ssrc {
+            // The layer restarted on a new SSRC: continue at its next key frame.
+            downlink.rewriter.switchSource(to: media.ssrc)
         }
         var bytes = Self.downlinkPacket(media, payloadType: downlink.negotiated.payloadType,
                                         transportCCExtensionId: members[receiver]?.control?.extensionId)
         guard let header = try? RTPHeader(reading: bytes),
-              members[receiver]?.downlinks[index].rewriter.rewrite(&bytes, header: header, now: now) == .forward,
+              downlink.rewriter.rewrite(&bytes, header: header, now: now) == .forward,
               let sent = try? RTPHeader(reading: bytes)
         else { return nil }
-        members[receiver]?.downlinks[index].history.store(sequenceNumber: sent.sequenceNumber, packet: bytes, now: now)
-        members[receiver]?.downlinks[index].packetsSent &+= 1
-        members[receiver]?.downlinks[index].octetsSent &+= UInt32(truncatingIfNeeded: sent.payloadRange.count)
-        members[receiver]?.downlinks[index].lastTimestamp = sent.timestamp
-        members[receiver]?.downlinks[index].lastSentAt = now
+        downlink.history.store(sequenceNumber: sent.sequenceNumber, packet: bytes, now: now)
+        downlink.packetsSent &+= 1
+        downlink.octetsSent &+= UInt32(truncatingIfNeeded: sent.payloadRange.count)
+        downlink.lastTimestamp = sent.timestamp
+        downlink.lastSentAt = now
         return bytes
+    }
+
+    /// Whether `media`, a packet of the target layer, is where a downlink moves to it: the start of a key frame, with
+    /// the sender reports of both layers known when another layer of the same sender was flowing. Returns the
+    /// timestamp delta to map through (`.some(nil)`: none needed), nil when this is no switch point.
+    private func switchPoint(_ media: RTPPacket, layer layerIndex: Int, from current: Int?, of uplink: Uplink,
+                             downlink: Downlink, keyFrameStart: inout Bool?) -> UInt32?? {
+        if keyFrameStart == nil {
+            let descriptor = try? VP8PayloadDescriptor(parsing: media.payload)
+            keyFrameStart = descriptor.map {
+                $0.isStartOfFrame && VP8PayloadDescriptor.isKeyFrame(payload: media.payload, descriptorLength: $0.length)
+            } ?? false
+        }
+        guard keyFrameStart == true else { return nil }
+        guard let current, current != layerIndex, downlink.rewriter.packetsForwarded > 0 else { return .some(nil) }
+        guard let delta = uplink.layers[current].timestampDelta(to: uplink.layers[layerIndex]) else { return nil }
+        return .some(delta)
     }
 
     /// Room left after a downlink packet for the SRTP tag (16 bytes with AEAD-GCM, 10 with AES-CM), so protecting it
@@ -401,18 +491,14 @@ struct MeetingVideoRouter {
     mutating func receive(_ packets: [RTCPPacket], from id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
         guard let member = members[id], member.connected else { return [] }
         var outputs: [MeetingMediaOutput] = []
-        var keyFramesFrom = Set<SignalingConnectionID>()
+        var keyFramesFor: [Int] = []
         for packet in packets {
             switch packet {
             case .pictureLossIndication(_, let mediaSSRC):
-                if let index = downlinkIndex(of: member, ssrc: mediaSSRC) {
-                    keyFramesFrom.insert(member.downlinks[index].negotiated.source.publisher)
-                }
+                if let index = downlinkIndex(of: member, ssrc: mediaSSRC) { keyFramesFor.append(index) }
             case .fullIntraRequest(_, let entries):
                 for entry in entries {
-                    if let index = downlinkIndex(of: member, ssrc: entry.ssrc) {
-                        keyFramesFrom.insert(member.downlinks[index].negotiated.source.publisher)
-                    }
+                    if let index = downlinkIndex(of: member, ssrc: entry.ssrc) { keyFramesFor.append(index) }
                 }
             case .nack(_, let mediaSSRC, let lost):
                 guard let index = downlinkIndex(of: member, ssrc: mediaSSRC) else { continue }
@@ -436,9 +522,12 @@ struct MeetingVideoRouter {
                 guard let control = member.control else { continue }
                 control.estimator.transportFeedbackReceived(feedback, now: now)
                 control.pacer.setRate(targetBitrate: member.pacingTarget)
-            case .senderReport(let ssrc, let ntp, _, _, _, let blocks):
-                if ssrc == member.uplink?.ssrc {
-                    members[id]?.uplink?.statistics?.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
+                // A falling estimate lowers layers at once, not at the next report.
+                if member.selectsLayersByEstimate { outputs += selectLayersByEstimate(of: id, now: now) }
+            case .senderReport(let ssrc, let ntp, let rtp, _, _, let blocks):
+                if let layer = member.uplink?.layers.first(where: { $0.ssrc == ssrc }) {
+                    layer.statistics?.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
+                    layer.senderReport = (NTPTimestamp(ntp), rtp)
                 }
                 measureRoundTrip(blocks, of: id, now: now)
                 downlinkLoss(blocks, of: member, now: now)
@@ -449,7 +538,7 @@ struct MeetingVideoRouter {
                 break
             }
         }
-        for publisher in keyFramesFrom.sorted() { outputs += requestKeyFrame(from: publisher, now: now) }
+        for index in keyFramesFor { outputs += requestKeyFrame(for: member.downlinks[index], now: now) }
         return outputs
     }
 
@@ -478,24 +567,33 @@ struct MeetingVideoRouter {
         member.downlinks.firstIndex { $0.negotiated.ssrc == ssrc || $0.negotiated.rtxSSRC == ssrc }
     }
 
-    /// A PLI (or FIR, when only that was negotiated) to a publisher, unless one went out less than
-    /// ``keyFrameRequestInterval`` ago.
-    private mutating func requestKeyFrame(from publisher: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
-        guard let member = members[publisher], member.connected, let uplink = member.uplink, let ssrc = uplink.ssrc
-        else { return [] }
-        if let last = uplink.lastKeyFrameRequest, now - last < Self.keyFrameRequestInterval {
-            members[publisher]?.uplink?.keyFrameRequestDeferred = true
+    /// A key-frame request for the layer a downlink waits for or carries (its target).
+    private func requestKeyFrame(for downlink: Downlink, now: NIODeadline) -> [MeetingMediaOutput] {
+        let publisher = downlink.negotiated.source.publisher
+        guard let layer = members[publisher]?.uplink?.layerIndex(streamId: downlink.selection.target) else { return [] }
+        return requestKeyFrame(from: publisher, layer: layer, now: now)
+    }
+
+    /// A PLI (or FIR, when only that was negotiated) for one layer of a publisher, unless one went out for it less than
+    /// ``keyFrameRequestInterval`` ago (then it goes out when the interval ends).
+    private func requestKeyFrame(from publisher: SignalingConnectionID, layer index: Int, now: NIODeadline)
+        -> [MeetingMediaOutput] {
+        guard let member = members[publisher], member.connected, let uplink = member.uplink,
+              index < uplink.layers.count, let ssrc = uplink.layers[index].ssrc else { return [] }
+        let layer = uplink.layers[index]
+        if let last = layer.lastKeyFrameRequest, now - last < Self.keyFrameRequestInterval {
+            layer.keyFrameRequestDeferred = true
             return []
         }
-        uplink.lastKeyFrameRequest = now
-        uplink.keyFrameRequestDeferred = false
+        layer.lastKeyFrameRequest = now
+        layer.keyFrameRequestDeferred = false
         let request: RTCPPacket
         if uplink.negotiated.feedback.contains("nack pli") || !uplink.negotiated.feedback.contains("ccm fir") {
             request = .pictureLossIndication(senderSSRC: member.reportSSRC, mediaSSRC: ssrc)
         } else {
-            uplink.firSequence &+= 1
+            layer.firSequence &+= 1
             request = .fullIntraRequest(senderSSRC: member.reportSSRC,
-                                        entries: [.init(ssrc: ssrc, sequenceNumber: uplink.firSequence)])
+                                        entries: [.init(ssrc: ssrc, sequenceNumber: layer.firSequence)])
         }
         return [.rtcp(publisher, Self.compound(member.reportSSRC, request))]
     }
@@ -513,19 +611,22 @@ struct MeetingVideoRouter {
         if let due = nextFeedback, now >= due {
             var pending = false
             for id in members.keys.sorted() {
-                guard let member = members[id], member.connected, let uplink = member.uplink, let ssrc = uplink.ssrc
-                else { continue }
-                let missing = uplink.nack.due(now: now, roundTrip: member.roundTrip ?? Self.defaultRoundTrip)
-                if !missing.isEmpty, uplink.negotiated.feedback.contains("nack") {
-                    outputs.append(.rtcp(id, Self.compound(member.reportSSRC,
-                                                           .nack(senderSSRC: member.reportSSRC, mediaSSRC: ssrc, lost: missing))))
+                guard let member = members[id], member.connected, let uplink = member.uplink else { continue }
+                for layer in uplink.layers {
+                    guard let ssrc = layer.ssrc else { continue }
+                    let missing = layer.nack.due(now: now, roundTrip: member.roundTrip ?? Self.defaultRoundTrip)
+                    if !missing.isEmpty, uplink.negotiated.feedback.contains("nack") {
+                        outputs.append(.rtcp(id, Self.compound(member.reportSSRC,
+                                                               .nack(senderSSRC: member.reportSSRC, mediaSSRC: ssrc, lost: missing))))
+                    }
+                    pending = pending || layer.nack.missingCount > 0
                 }
                 if let feedback = uplink.transportFeedback?.poll(now: now), !feedback.isEmpty {
                     for message in feedback {
                         outputs.append(.rtcp(id, Self.compound(member.reportSSRC, .transportFeedback(message))))
                     }
                 }
-                pending = pending || uplink.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
+                pending = pending || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
             }
             nextFeedback = pending ? now + Self.feedbackInterval : nil
         }
@@ -535,14 +636,20 @@ struct MeetingVideoRouter {
             }
         }
         for id in members.keys.sorted() {
-            guard let uplink = members[id]?.uplink, uplink.keyFrameRequestDeferred, let last = uplink.lastKeyFrameRequest,
-                  now >= last + Self.keyFrameRequestInterval else { continue }
-            outputs += requestKeyFrame(from: id, now: now)
+            for (index, layer) in (members[id]?.uplink?.layers ?? []).enumerated() {
+                guard layer.keyFrameRequestDeferred, let last = layer.lastKeyFrameRequest,
+                      now >= last + Self.keyFrameRequestInterval else { continue }
+                outputs += requestKeyFrame(from: id, layer: index, now: now)
+            }
         }
         if let due = nextReports, now >= due {
             let next = due + Self.reportInterval
             nextReports = next > now ? next : now + Self.reportInterval
+            measureLayers()
+            let rates = members.keys.sorted().flatMap { layerBitrates(of: $0) }
+            if !rates.isEmpty { outputs.append(.videoBitrates(rates)) }
             outputs += reports(now: now)
+            outputs += selectLayersByEstimate(now: now)
             outputs += stalledSources(now: now)
             outputs += periodicKeyFrames(now: now)
         }
@@ -555,13 +662,15 @@ struct MeetingVideoRouter {
         var outputs: [MeetingMediaOutput] = []
         for id in members.keys.sorted() {
             guard let member = members[id], member.connected, let uplink = member.uplink,
-                  let interval = uplink.negotiated.keyFrameInterval, uplink.packetsReceived > 0 else { continue }
-            guard let last = uplink.lastKeyFrameRequest else {
-                // A sender starts with a key frame unasked: the interval counts from its first report.
-                uplink.lastKeyFrameRequest = now
-                continue
+                  let interval = uplink.negotiated.keyFrameInterval else { continue }
+            for (index, layer) in uplink.layers.enumerated() where layer.packetsReceived > 0 {
+                guard let last = layer.lastKeyFrameRequest else {
+                    // A sender starts with a key frame unasked: the interval counts from its first report.
+                    layer.lastKeyFrameRequest = now
+                    continue
+                }
+                if now - last >= interval { outputs += requestKeyFrame(from: id, layer: index, now: now) }
             }
-            if now - last >= interval { outputs += requestKeyFrame(from: id, now: now) }
         }
         return outputs
     }
@@ -585,9 +694,11 @@ struct MeetingVideoRouter {
         for id in members.keys.sorted() {
             guard let member = members[id], member.connected else { continue }
             var packets: [RTCPPacket] = []
-            if let ssrc = member.uplink?.ssrc, let block = members[id]?.uplink?.statistics?.reportBlock(ssrc: ssrc, now: now) {
-                packets.append(.receiverReport(ssrc: member.reportSSRC, reports: [block]))
+            var blocks: [RTCPPacket.ReportBlock] = []
+            for layer in member.uplink?.layers ?? [] {
+                if let ssrc = layer.ssrc, let block = layer.statistics?.reportBlock(ssrc: ssrc, now: now) { blocks.append(block) }
             }
+            if !blocks.isEmpty { packets.append(.receiverReport(ssrc: member.reportSSRC, reports: blocks)) }
             for index in member.downlinks.indices {
                 let downlink = member.downlinks[index]
                 guard let lastTimestamp = downlink.lastTimestamp, let lastSentAt = downlink.lastSentAt else { continue }
@@ -598,7 +709,9 @@ struct MeetingVideoRouter {
                                              rtpTimestamp: lastTimestamp &+ elapsed, packetCount: downlink.packetsSent,
                                              octetCount: downlink.octetsSent, reports: []))
             }
-            if let uplink = member.uplink, let ssrc = uplink.ssrc, uplink.negotiated.feedback.contains("goog-remb"),
+            // A simulcast sender is not held to its slowest receiver: each receiver gets the layer it can take.
+            if let uplink = member.uplink, uplink.layers.count == 1, let ssrc = uplink.ssrc,
+               uplink.negotiated.feedback.contains("goog-remb"),
                let estimate = remoteEstimate(for: id) {
                 packets.append(.receiverEstimatedMaximumBitrate(senderSSRC: member.reportSSRC, bitrate: estimate,
                                                                 ssrcs: [ssrc]))
@@ -610,6 +723,49 @@ struct MeetingVideoRouter {
             }
             packets.append(.sourceDescription(chunks: [.init(ssrc: member.reportSSRC, items: [.cname("carillon")])]))
             outputs.append(.rtcp(id, packets.flatMap { $0.serialized() }))
+        }
+        return outputs
+    }
+
+    /// Each uplink layer's bitrate over the last report interval.
+    private func measureLayers() {
+        let seconds = Double(Self.reportInterval.nanoseconds) / 1e9
+        for member in members.values {
+            for layer in member.uplink?.layers ?? [] {
+                layer.bitrate = Int(Double(layer.octetsSinceMeasurement * 8) / seconds)
+                layer.octetsSinceMeasurement = 0
+            }
+        }
+    }
+
+    /// The measured bitrate (bits per second) of every layer of a session's camera, by stream id: for BITRATES and
+    /// INDEX `avg_bitrate_bps`. Empty when it sends no video or the layers' stream ids are not known.
+    func layerBitrates(of id: SignalingConnectionID) -> [(streamId: UInt32, bitrate: Int)] {
+        (members[id]?.uplink?.layers ?? []).compactMap { layer in
+            guard layer.description.streamId != 0, let bitrate = layer.bitrate else { return nil }
+            return (layer.description.streamId, bitrate)
+        }
+    }
+
+    /// For sessions whose layers the router picks: each downlink's layer from the session's estimate per stream
+    /// (``SimulcastLayerRule``, a stand-in for the per-receiver allocator).
+    private mutating func selectLayersByEstimate(now: NIODeadline) -> [MeetingMediaOutput] {
+        members.keys.sorted().flatMap { selectLayersByEstimate(of: $0, now: now) }
+    }
+
+    /// One session's layers from its estimate (``SimulcastLayerRule``), when the router picks them.
+    private mutating func selectLayersByEstimate(of id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+        guard let member = members[id], member.connected, member.selectsLayersByEstimate,
+              let budget = member.estimatePerStream else { return [] }
+        var outputs: [MeetingMediaOutput] = []
+        for downlink in member.downlinks where !downlink.pausedByReceiver {
+            guard let uplink = members[downlink.negotiated.source.publisher]?.uplink, uplink.layers.count > 1 else { continue }
+            let layers = uplink.layers.filter { $0.ssrc != nil }
+                .map { SimulcastLayerRule.Layer(streamId: $0.description.streamId, bitrate: $0.bitrate) }
+            // Nothing to compare before the layers' first measurement: the subscribed layer stays.
+            guard layers.allSatisfy({ $0.bitrate != nil }),
+                  let chosen = SimulcastLayerRule.choose(layers, budget: Int(budget)) else { continue }
+            outputs += selectLayer(chosen, mid: downlink.negotiated.mid, for: id, now: now)
         }
         return outputs
     }

@@ -46,6 +46,9 @@ public final class MeetingRoom: @unchecked Sendable {
         media?.onVideoSourcePaused = { [weak self] connection, paused in
             self?.apply { core, now in core.videoSourcePaused(connection, paused: paused, now: now) }
         }
+        media?.onVideoBitrates = { [weak self] rates in
+            self?.apply { core, now in core.videoBitrates(rates, now: now) }
+        }
         media?.isMuted = { [weak self] attendeeId in self?.core.isMuted(attendeeId) ?? false }
     }
 
@@ -150,6 +153,8 @@ public final class MeetingRoom: @unchecked Sendable {
                 apply { $0.subscribeAnswered(target, answer: result, now: $1) }
             case .pauseVideo(let target, let streamIds, let paused):
                 media?.setVideoPaused(paused, streamIds: streamIds, connection: target)
+            case .selectVideoLayer(let target, let mid, let streamId):
+                media?.selectVideoLayer(streamId, mid: mid, connection: target)
             case .endMedia(let target):
                 media?.end(target)
             case .audioMuted(let attendeeId, let muted):

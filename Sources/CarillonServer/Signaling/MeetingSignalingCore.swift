@@ -65,6 +65,9 @@ public struct MeetingSignalingCore: Sendable {
         var maxBitrateKbps: UInt32
         var framerate: UInt32
         var trackLabel: String
+        /// The encoded size the sender announced (0 when unknown).
+        var width: UInt32 = 0
+        var height: UInt32 = 0
     }
 
     /// One attendee session's camera (or content) publication: a source (`group_id`) and its encodings.
@@ -188,6 +191,12 @@ public struct MeetingSignalingCore: Sendable {
             guard state.joined, !state.left else { return notJoinedWarning(connection, state, now) }
             let ids = frame.pause.streamIds
             return ids.isEmpty ? [] : [.pauseVideo(connection, streamIds: ids, paused: frame.type == .pause)]
+        case .remoteVideoUpdate:
+            guard state.joined, !state.left else { return notJoinedWarning(connection, state, now) }
+            // Client-side layer choice (modes 1-3): entries naming an exact stream switch that m-line's layer.
+            return frame.remoteVideoUpdate.addedOrUpdatedVideoSubscriptions.filter { $0.streamID != 0 }.map {
+                .selectVideoLayer(connection, mid: $0.mid, streamId: $0.streamID)
+            }
         default:
             return [.send([connection], notification(
                 .warning, "frame type \(frame.type) is not handled by this server", now: now))]
@@ -463,7 +472,9 @@ public struct MeetingSignalingCore: Sendable {
             }
             return nil
         }
-        return VideoSubscribeRequest(sending: sending, receive: receive)
+        var sendStreamIds: [UInt32] = []
+        if case .publish(let publication) = pendingVideo[connection] { sendStreamIds = publication.layers.map(\.streamId) }
+        return VideoSubscribeRequest(sending: sending, receive: receive, sendStreamIds: sendStreamIds)
     }
 
     /// The encodings of `sends`, keeping the stream ids already allocated to the same positions.
@@ -477,7 +488,7 @@ public struct MeetingSignalingCore: Sendable {
                 nextVideoStreamId &+= 1
             }
             return VideoLayer(streamId: streamId, maxBitrateKbps: send.maxBitrateKbps, framerate: send.framerate,
-                              trackLabel: send.trackLabel)
+                              trackLabel: send.trackLabel, width: send.width, height: send.height)
         }
     }
 
@@ -497,6 +508,23 @@ public struct MeetingSignalingCore: Sendable {
         publication.pausedAtSource = paused
         publications[connection] = publication
         return indexUpdate(now: now, excluding: connection)
+    }
+
+    /// The measured bitrates of the meeting's video streams (bits per second, by stream id): a BITRATES frame to every
+    /// joined socket, the senders' own streams included (`signaling.md` §3.12). Streams no publication lists are left
+    /// out. O(streams) per call; one frame encoded once for all.
+    public mutating func videoBitrates(_ rates: [(streamId: UInt32, bitrate: Int)], now: ClockReading)
+        -> [MeetingSignalingOutput] {
+        let known = Set(publications.values.flatMap { $0.layers.map(\.streamId) })
+        var frame = makeFrame(.bitrates, now: now)
+        frame.bitrates.bitrates = rates.filter { known.contains($0.streamId) }.map { rate in
+            var entry = SdkBitrate()
+            entry.sourceStreamID = rate.streamId
+            entry.avgBitrateBps = UInt32(clamping: rate.bitrate)
+            return entry
+        }
+        let targets = joinedConnections()
+        return targets.isEmpty || frame.bitrates.bitrates.isEmpty ? [] : [.send(targets, frame)]
     }
 
     /// Removes the publication of a socket that ended or left, telling everyone else with a new INDEX.
@@ -533,6 +561,10 @@ public struct MeetingSignalingCore: Sendable {
                 descriptor.maxBitrateKbps = layer.maxBitrateKbps > 0 ? layer.maxBitrateKbps : 1_500
                 descriptor.avgBitrateBps = descriptor.maxBitrateKbps * 1_000
                 descriptor.trackLabel = layer.trackLabel
+                if layer.width > 0, layer.height > 0 {
+                    descriptor.width = layer.width
+                    descriptor.height = layer.height
+                }
                 descriptor.attendeeID = publication.identity.attendeeId
                 descriptor.externalUserID = publication.identity.externalUserId
                 descriptor.mediaType = .video

@@ -11,6 +11,9 @@ public enum MeetingSignalingOutput: Sendable {
     case subscribe(SignalingConnectionID, attendeeId: String, offer: String, video: VideoSubscribeRequest)
     /// A client paused (or resumed) remote streams it receives (C→S PAUSE/RESUME): stop or restart forwarding them.
     case pauseVideo(SignalingConnectionID, streamIds: [UInt32], paused: Bool)
+    /// A client asked (REMOTE_VIDEO_UPDATE with a `stream_id`) for another layer of the source it receives on `mid`:
+    /// switch that m-line to stream `streamId`, keeping its SSRC.
+    case selectVideoLayer(SignalingConnectionID, mid: String, streamId: UInt32)
     /// The attendee session on this socket left: end its media.
     case endMedia(SignalingConnectionID)
     /// An attendee muted or unmuted: the mixer must leave it out of (or take it back into) the mix.

@@ -21,11 +21,16 @@ public struct VideoSubscribeRequest: Sendable, Equatable {
     /// (`<attendeeId>#content`) whose JOIN did not set `disable_periodic_keyframe_request_on_content_sender`, so a
     /// screen that rarely changes still refreshes its receivers; nil otherwise.
     public var keyFrameInterval: TimeAmount?
+    /// The stream ids of the session's own video encodings, in SUBSCRIBE `send_streams` order (simulcast: lowest layer
+    /// first), so the media side can name the layers it demultiplexes; empty when it sends none.
+    public var sendStreamIds: [UInt32]
 
     /// Creates a request.
-    public init(sending: Sending = .none, receive: [VideoSourceReference?] = [], keyFrameInterval: TimeAmount? = nil) {
+    public init(sending: Sending = .none, receive: [VideoSourceReference?] = [], keyFrameInterval: TimeAmount? = nil,
+                sendStreamIds: [UInt32] = []) {
         self.sending = sending
         self.receive = receive
         self.keyFrameInterval = keyFrameInterval
+        self.sendStreamIds = sendStreamIds
     }
 }
