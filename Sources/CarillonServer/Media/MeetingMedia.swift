@@ -27,6 +27,10 @@ final class MeetingMedia: @unchecked Sendable {
     var onAudioMetadata: (([(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)]) -> Void)?
     /// Called on the event loop when a session's camera stops arriving (`paused`) or arrives again.
     var onVideoSourcePaused: ((SignalingConnectionID, Bool) -> Void)?
+    /// Called with a receiver's sources its allocation paused (true) or resumed (false), for S→C PAUSE/RESUME.
+    var onVideoDownlinkPaused: ((SignalingConnectionID, [UInt32], Bool) -> Void)?
+    /// Called with a receiver's new downlink estimate in kbps, for BITRATES.
+    var onVideoDownlinkEstimate: ((SignalingConnectionID, UInt32) -> Void)?
     /// Whether an attendee is muted (the signaling core owns the roster).
     var isMuted: ((String) -> Bool)?
 
@@ -138,6 +142,10 @@ final class MeetingMedia: @unchecked Sendable {
                 onAudioMetadata?(states)
             case .videoSourcePaused(let connection, let paused):
                 onVideoSourcePaused?(connection, paused)
+            case .videoDownlinkPaused(let connection, let groupIds, let paused):
+                onVideoDownlinkPaused?(connection, groupIds, paused)
+            case .videoDownlinkEstimate(let connection, let kbps):
+                onVideoDownlinkEstimate?(connection, kbps)
             }
         }
     }

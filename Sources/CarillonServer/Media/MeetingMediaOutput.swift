@@ -8,4 +8,9 @@ enum MeetingMediaOutput {
     case audioMetadata([(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)])
     /// A session's camera stopped arriving (`paused` true) or arrives again: INDEX `paused_at_source_ids`.
     case videoSourcePaused(SignalingConnectionID, paused: Bool)
+    /// A receiver's allocation (mode 4) stopped (`paused`) or restarted forwarding these sources: S→C PAUSE or RESUME
+    /// `{group_ids}`.
+    case videoDownlinkPaused(SignalingConnectionID, groupIds: [UInt32], paused: Bool)
+    /// A receiver's downlink estimate changed (mode 4): BITRATES `server_available_outgoing_bitrate`, kbps.
+    case videoDownlinkEstimate(SignalingConnectionID, kbps: UInt32)
 }

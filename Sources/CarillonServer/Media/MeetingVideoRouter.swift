@@ -23,6 +23,10 @@ import NIOCore
 /// - REMB: every publisher that negotiated `goog-remb` is sent, once a second, what its slowest receiver can take:
 ///   the smallest of its receivers' REMBs (aiortc) and their estimates shared among the streams each receives,
 ///   floored at ``minimumRemoteEstimate``. Without simulcast this is how a constrained receiver is kept from loss.
+/// - Server-side adaptation (mode 4, the session's SUBSCRIBE carried preferences): once a second a
+///   ``VideoDownlinkAllocator`` per receiver decides from its estimate, priorities and targets which sources it gets;
+///   the others are not forwarded (S→C PAUSE `{group_ids}`) until they fit again (RESUME, at a key frame); the
+///   estimate goes out as BITRATES `server_available_outgoing_bitrate` (`MeetingVideoRouter+Allocation.swift`).
 ///
 /// ``MeetingMediaCore`` owns it and feeds it; it returns ``MeetingMediaOutput``s, appended to a buffer the caller
 /// reuses. Per forwarded packet and receiver: one array, the downlink's copy, built once with room for the SRTP tag
@@ -68,6 +72,11 @@ struct MeetingVideoRouter {
         var lastPacketAt: NIODeadline?
         /// Reported as paused at its source (``MeetingMediaOutput/videoSourcePaused(_:paused:)``).
         var pausedAtSource = false
+        /// Media octets received (payload plus 50 for headers), and at the last measurement, for ``measuredKbps``.
+        var octetsReceived = 0
+        var octetsMeasured = 0
+        /// The received bitrate, smoothed over the report intervals (the allocator's measured layer bitrate).
+        var measuredKbps = 0
 
         init(negotiated: MeetingMediaNegotiation.VideoUplink, ssrc: UInt32?) {
             self.negotiated = negotiated
@@ -82,12 +91,19 @@ struct MeetingVideoRouter {
         var rtx: RTXStream?
         var history = RTPSendHistory(capacity: 1_024)
         var pausedByReceiver = false
+        /// The receiver's downlink allocation (mode 4) does not give it this source.
+        var pausedByAllocator = false
+        /// What the allocation leaves this stream (mode 4), for the publisher's REMB; nil otherwise.
+        var allocatedBitrate: UInt64?
         var packetsSent: UInt32 = 0
         var octetsSent: UInt32 = 0
         var lastTimestamp: UInt32?
         var lastSentAt: NIODeadline?
         var remoteEstimate: UInt64?
         var retransmissions = 0
+
+        /// Nothing is forwarded: the receiver or its allocation paused it.
+        var isPaused: Bool { pausedByReceiver || pausedByAllocator }
 
         init(_ negotiated: MeetingMediaNegotiation.VideoDownlink) {
             self.negotiated = negotiated
@@ -121,12 +137,18 @@ struct MeetingVideoRouter {
         var downlinks: [Downlink] = []
         /// Present while a downlink negotiated transport-cc.
         var control: DownlinkControl?
+        /// Present when the session asked for server-side adaptation (mode 4): per mid, its preference.
+        var preferences: [String: VideoDownlinkPreference]?
+        /// The mode-4 allocation of what the session receives (present with ``preferences`` and ``control``).
+        var allocator: VideoDownlinkAllocator?
+        /// The estimate last sent in BITRATES `server_available_outgoing_bitrate`, kbps.
+        var reportedEstimateKbps: UInt32?
 
         init(reportSSRC: UInt32) { self.reportSSRC = reportSSRC }
 
         /// The rate its pacer is set to: the estimate, but never below the REMB floor of every stream it receives.
         var pacingTarget: Int {
-            let floor = downlinks.count { !$0.pausedByReceiver } * Int(MeetingVideoRouter.minimumRemoteEstimate)
+            let floor = downlinks.count { !$0.isPaused } * Int(MeetingVideoRouter.minimumRemoteEstimate)
             return max(control?.estimator.targetBitrate ?? 0, floor)
         }
 
@@ -134,14 +156,14 @@ struct MeetingVideoRouter {
         /// before its first feedback.
         var estimatePerStream: UInt64? {
             guard let control, control.estimator.feedbackCount > 0 else { return nil }
-            let streams = max(1, downlinks.count { !$0.pausedByReceiver })
+            let streams = max(1, downlinks.count { !$0.isPaused })
             return UInt64(control.estimator.targetBitrate / streams)
         }
     }
 
     private(set) var members: [SignalingConnectionID: Member] = [:]
     /// Publisher → the (receiver, downlink index) pairs its stream goes to.
-    private var routes: [SignalingConnectionID: [(receiver: SignalingConnectionID, index: Int)]] = [:]
+    private(set) var routes: [SignalingConnectionID: [(receiver: SignalingConnectionID, index: Int)]] = [:]
     private var nextReports: NIODeadline?
     private var nextFeedback: NIODeadline?
 
@@ -202,6 +224,7 @@ struct MeetingVideoRouter {
         } else {
             member.control = nil
         }
+        configureAllocation(member, preferences: negotiation.videoPreferences)
         members[id] = member
         rebuildRoutes()
         // New or switched downlinks need a key frame from their publishers; kept ones carry on as they were. Before the
@@ -291,6 +314,7 @@ struct MeetingVideoRouter {
         uplink.statistics?.record(sequenceNumber: media.sequenceNumber, rtpTimestamp: media.timestamp, arrival: now)
         uplink.nack.received(sequenceNumber: media.sequenceNumber, now: now)
         uplink.packetsReceived += 1
+        uplink.octetsReceived &+= media.payload.count + 50
         uplink.lastPacketAt = now
         let pending = uplink.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
         if pending, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
@@ -306,7 +330,7 @@ struct MeetingVideoRouter {
                 send(consume bytes, priority: .video, to: receiver, into: &outputs, now: now)
             }
             if members[receiver]?.downlinks[index].rewriter.isWaitingForKeyFrame == true,
-               members[receiver]?.downlinks[index].pausedByReceiver == false {
+               members[receiver]?.downlinks[index].isPaused == false {
                 needsKeyFrame = true
             }
         }
@@ -317,7 +341,7 @@ struct MeetingVideoRouter {
     private mutating func forward(_ media: RTPPacket, to receiver: SignalingConnectionID, downlink index: Int,
                                   now: NIODeadline) -> [UInt8]? {
         guard members[receiver]?.connected == true, let downlink = members[receiver]?.downlinks[index],
-              !downlink.pausedByReceiver else { return nil }
+              !downlink.isPaused else { return nil }
         if downlink.rewriter.source != media.ssrc {
             members[receiver]?.downlinks[index].rewriter.switchSource(to: media.ssrc)
         }
@@ -480,7 +504,7 @@ struct MeetingVideoRouter {
 
     /// A PLI (or FIR, when only that was negotiated) to a publisher, unless one went out less than
     /// ``keyFrameRequestInterval`` ago.
-    private mutating func requestKeyFrame(from publisher: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+    mutating func requestKeyFrame(from publisher: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
         guard let member = members[publisher], member.connected, let uplink = member.uplink, let ssrc = uplink.ssrc
         else { return [] }
         if let last = uplink.lastKeyFrameRequest, now - last < Self.keyFrameRequestInterval {
@@ -545,6 +569,7 @@ struct MeetingVideoRouter {
             outputs += reports(now: now)
             outputs += stalledSources(now: now)
             outputs += periodicKeyFrames(now: now)
+            outputs += allocateDownlinks(now: now)
         }
         return outputs
     }
@@ -619,9 +644,13 @@ struct MeetingVideoRouter {
     private func remoteEstimate(for publisher: SignalingConnectionID) -> UInt64? {
         var estimates: [UInt64] = []
         for (receiver, index) in routes[publisher] ?? [] {
-            guard let member = members[receiver], member.connected, !member.downlinks[index].pausedByReceiver else { continue }
+            guard let member = members[receiver], member.connected, !member.downlinks[index].isPaused else { continue }
             if let reported = member.downlinks[index].remoteEstimate { estimates.append(reported) }
-            if let share = member.estimatePerStream { estimates.append(share) }
+            if let allocated = member.downlinks[index].allocatedBitrate {
+                estimates.append(allocated)
+            } else if let share = member.estimatePerStream {
+                estimates.append(share)
+            }
         }
         return estimates.min().map { max($0, Self.minimumRemoteEstimate) }
     }

@@ -47,6 +47,8 @@ public struct MeetingSignalingCore: Sendable {
         var lastActivity: NIODeadline
         /// JOIN's `disable_periodic_keyframe_request_on_content_sender`.
         var periodicKeyFramesDisabled = false
+        /// The downlink adaptation mode JOIN_ACK gave the session (`default_server_side_network_adaption`).
+        var adaptation = SdkServerSideNetworkAdaption.default
     }
 
     private struct Participant {
@@ -179,6 +181,9 @@ public struct MeetingSignalingCore: Sendable {
                 return [.send([connection], errorFrame(400, "SUBSCRIBE carries no sdp_offer", now: now))]
             }
             var video = videoRequest(frame.sub, from: connection, identity: state.identity)
+            if state.adaptation == .bandwidthProbingAndVideoQualityAdaption {
+                video.preferences = Self.preferences(frame.sub.videoSubscriptionConfiguration)
+            }
             if Self.isContent(state.identity.attendeeId), !state.periodicKeyFramesDisabled {
                 video.keyFrameInterval = configuration.contentKeyFrameInterval
             }
@@ -350,6 +355,8 @@ public struct MeetingSignalingCore: Sendable {
         }
         state.joined = true
         state.periodicKeyFramesDisabled = frame.hasJoin && frame.join.disablePeriodicKeyframeRequestOnContentSender
+        // The mode the client asks for is echoed (every mode is supported): 4 lets this server choose what it receives.
+        state.adaptation = frame.hasJoin && frame.join.hasServerSideNetworkAdaption ? frame.join.serverSideNetworkAdaption : .default
         connections[connection] = state
         let identity = state.identity
         let audioSessionId = frame.hasJoin ? frame.join.audioSessionID : 0
@@ -384,7 +391,7 @@ public struct MeetingSignalingCore: Sendable {
         var joinAck = SdkJoinAckFrame()
         joinAck.videoSubscriptionLimit = 25
         joinAck.wantsCompressedSdp = false
-        joinAck.defaultServerSideNetworkAdaption = .default
+        joinAck.defaultServerSideNetworkAdaption = state.adaptation
         var ack = makeFrame(.joinAck, now: now)
         ack.joinack = joinAck
         outputs.append(.send([connection], ack))
@@ -487,6 +494,38 @@ public struct MeetingSignalingCore: Sendable {
     /// The publications that count toward ``Configuration/maximumVideoSenders``: all but content shares.
     private var cameraPublicationCount: Int {
         publications.values.count { !Self.isContent($0.identity.attendeeId) }
+    }
+
+    /// SUBSCRIBE `video_subscription_configuration` by mid (mode 4).
+    static func preferences(_ configurations: [SdkVideoSubscriptionConfiguration]) -> [String: VideoDownlinkPreference] {
+        var preferences: [String: VideoDownlinkPreference] = [:]
+        for configuration in configurations {
+            preferences[configuration.mid] = VideoDownlinkPreference(priority: configuration.priority,
+                                                                     targetBitrateKbps: configuration.targetBitrateKbps)
+        }
+        return preferences
+    }
+
+    /// A receiver's allocation (mode 4) stopped or restarted forwarding sources: S→C PAUSE or RESUME `{group_ids}`.
+    public func videoDownlinkPaused(_ connection: SignalingConnectionID, groupIds: [UInt32], paused: Bool,
+                                    now: ClockReading) -> [MeetingSignalingOutput] {
+        guard connections[connection]?.joined == true, !groupIds.isEmpty else { return [] }
+        var frame = makeFrame(paused ? .pause : .resume, now: now)
+        var body = SdkPauseResumeFrame()
+        body.groupIds = groupIds
+        frame.pause = body
+        return [.send([connection], frame)]
+    }
+
+    /// A receiver's downlink estimate (mode 4): BITRATES with `server_available_outgoing_bitrate` in kbps.
+    public func videoDownlinkEstimate(_ connection: SignalingConnectionID, kbps: UInt32,
+                                      now: ClockReading) -> [MeetingSignalingOutput] {
+        guard connections[connection]?.joined == true else { return [] }
+        var frame = makeFrame(.bitrates, now: now)
+        var body = SdkBitrateFrame()
+        body.serverAvailableOutgoingBitrate = kbps
+        frame.bitrates = body
+        return [.send([connection], frame)]
     }
 
     /// The media of a session's camera stopped arriving (`paused`) or arrives again: everyone else gets a new INDEX

@@ -21,11 +21,16 @@ public struct VideoSubscribeRequest: Sendable, Equatable {
     /// (`<attendeeId>#content`) whose JOIN did not set `disable_periodic_keyframe_request_on_content_sender`, so a
     /// screen that rarely changes still refreshes its receivers; nil otherwise.
     public var keyFrameInterval: TimeAmount?
+    /// Server-side adaptation (mode 4, negotiated at JOIN): the preference of each configured receive m-line, by mid;
+    /// nil when the session picks its streams itself (every subscribed source is forwarded).
+    public var preferences: [String: VideoDownlinkPreference]?
 
     /// Creates a request.
-    public init(sending: Sending = .none, receive: [VideoSourceReference?] = [], keyFrameInterval: TimeAmount? = nil) {
+    public init(sending: Sending = .none, receive: [VideoSourceReference?] = [], keyFrameInterval: TimeAmount? = nil,
+                preferences: [String: VideoDownlinkPreference]? = nil) {
         self.sending = sending
         self.receive = receive
         self.keyFrameInterval = keyFrameInterval
+        self.preferences = preferences
     }
 }
