@@ -64,12 +64,13 @@ extension MeetingVideoRouter {
     }
 
     /// The allocator's view of what a receiver subscribed to: one source per group, its layers with their measured
-    /// bitrates (a single-stream source has one layer: the stream it publishes).
+    /// bitrates (a single-stream source has one layer: the stream it publishes). A stream the receiver paused itself
+    /// (C→S PAUSE) takes nothing and is left out.
     private func allocationSources(of member: Member, preferences: [String: VideoDownlinkPreference]) -> [VideoDownlinkAllocator.Source] {
         var sources: [VideoDownlinkAllocator.Source] = []
         for downlink in member.downlinks {
             let source = downlink.negotiated.source
-            guard !sources.contains(where: { $0.groupId == source.groupId }) else { continue }
+            guard !downlink.pausedByReceiver, !sources.contains(where: { $0.groupId == source.groupId }) else { continue }
             let preference = preferences[downlink.negotiated.mid] ?? .unconfigured
             let measured = members[source.publisher]?.uplink?.measuredKbps ?? 0
             sources.append(.init(
