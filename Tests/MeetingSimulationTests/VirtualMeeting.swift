@@ -120,9 +120,9 @@ final class VirtualMeeting {
         case closedAtServer(SignalingConnectionID)
     }
 
-    init(seed: UInt64) throws {
+    init(seed: UInt64, signaling: MeetingSignalingCore.Configuration = .init()) throws {
         self.seed = seed
-        server = MeetingSignalingCore(meetingId: "meeting-\(seed)")
+        server = MeetingSignalingCore(meetingId: "meeting-\(seed)", configuration: signaling)
         serverMedia = MeetingMediaCore(now: now)
         serverCertificate = try DTLSCertificate.generate(commonName: "carillon")
     }

@@ -35,6 +35,9 @@ public struct MeetingSignalingCore: Sendable {
         public var maximumContentShares = 2
         /// How often a content share is asked for a key frame (unless its JOIN disabled it).
         public var contentKeyFrameInterval: TimeAmount = .seconds(10)
+        /// Whether a client asking for server-side adaptation (mode 4) gets it; when false JOIN_ACK answers NONE
+        /// (client-side choice; the router forwards what is asked and holds publishers to receivers' REMB shares).
+        public var serverSideAdaptation = true
 
         /// The defaults of the specs.
         public init() {}
@@ -357,6 +360,9 @@ public struct MeetingSignalingCore: Sendable {
         state.periodicKeyFramesDisabled = frame.hasJoin && frame.join.disablePeriodicKeyframeRequestOnContentSender
         // The mode the client asks for is echoed (every mode is supported): 4 lets this server choose what it receives.
         state.adaptation = frame.hasJoin && frame.join.hasServerSideNetworkAdaption ? frame.join.serverSideNetworkAdaption : .default
+        if !configuration.serverSideAdaptation, state.adaptation == .bandwidthProbingAndVideoQualityAdaption {
+            state.adaptation = .none
+        }
         connections[connection] = state
         let identity = state.identity
         let audioSessionId = frame.hasJoin ? frame.join.audioSessionID : 0
