@@ -16,6 +16,7 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
     private let onRoster: @Sendable (RosterChange) -> Void
     private let onVolumes: @Sendable ([VolumeUpdate]) -> Void
     private let onActiveSpeakers: @Sendable ([String]) -> Void
+    private let onVideoSources: @Sendable (_ available: [RemoteVideoSource], _ unavailable: [RemoteVideoSource]) -> Void
 
     /// What changed in the roster, for callers that track it (the demo waits on these).
     enum RosterChange {
@@ -32,7 +33,9 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
         onMessage: @escaping @Sendable (DataMessage) -> Void = { _ in },
         onRoster: @escaping @Sendable (RosterChange) -> Void = { _ in },
         onVolumes: @escaping @Sendable ([VolumeUpdate]) -> Void = { _ in },
-        onActiveSpeakers: @escaping @Sendable ([String]) -> Void = { _ in }
+        onActiveSpeakers: @escaping @Sendable ([String]) -> Void = { _ in },
+        onVideoSources: @escaping @Sendable (_ available: [RemoteVideoSource], _ unavailable: [RemoteVideoSource]) -> Void
+            = { _, _ in }
     ) {
         self.prefix = prefix
         self.line = EventLine(json: json, output: output)
@@ -42,6 +45,7 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
         self.onRoster = onRoster
         self.onVolumes = onVolumes
         self.onActiveSpeakers = onActiveSpeakers
+        self.onVideoSources = onVideoSources
     }
 
     private func say(_ event: String, _ fields: [String: any Sendable], _ text: String) {
@@ -83,8 +87,8 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
         say("videoStarted", ["status": "\(sessionStatus.statusCode)"], "video: \(sessionStatus.statusCode)")
     }
     func videoSessionDidStopWithStatus(sessionStatus: MeetingSessionStatus) {}
-    func remoteVideoSourcesDidBecomeAvailable(sources: [RemoteVideoSource]) {}
-    func remoteVideoSourcesDidBecomeUnavailable(sources: [RemoteVideoSource]) {}
+    func remoteVideoSourcesDidBecomeAvailable(sources: [RemoteVideoSource]) { onVideoSources(sources, []) }
+    func remoteVideoSourcesDidBecomeUnavailable(sources: [RemoteVideoSource]) { onVideoSources([], sources) }
     func cameraSendAvailabilityDidChange(available: Bool) {}
 
     // MARK: RealtimeObserver

@@ -65,6 +65,9 @@ struct JoinCommand: AsyncParsableCommand {
     @Option(name: .customLong("share"), help: ArgumentHelp(stringLiteral: ContentShareOption.help))
     var share: String?
 
+    @Option(name: .customLong("subscribe"), help: ArgumentHelp(stringLiteral: VideoSubscriptionOption.help))
+    var subscribe: [String] = []
+
     @Flag(help: "Print every event as one JSON object per line (and videoStats once a second per remote tile).")
     var json = false
 
@@ -84,6 +87,7 @@ struct JoinCommand: AsyncParsableCommand {
         }
         guard DataMessageTopic.isValid(topic) else { throw ValidationError("--topic must match ^[a-zA-Z0-9_-]{1,36}$") }
         guard lifetimeMs >= 0 else { throw ValidationError("--lifetime-ms must not be negative") }
+        _ = try VideoSubscriptionOption.parse(subscribe)
     }
 
     /// The source `--video-in` names; with `check`, only validates (nothing is opened for long).
@@ -178,6 +182,11 @@ struct JoinCommand: AsyncParsableCommand {
         let mute = self.mute, voiceFocus = self.voiceFocus
         // Attendee id to ExternalUserId, from the roster, for naming tiles and their files.
         let names = Mutex<[String: String]>([:])
+        let subscriptionFacade = session.audioVideo as? DefaultAudioVideoFacade
+        let subscriber = RemoteVideoSubscriber(options: try VideoSubscriptionOption.parse(subscribe)) { added in
+            subscriptionFacade?.updateVideoSourceSubscriptions(addedOrUpdated: added, removed: [])
+        }
+        let subscribing = !subscribe.isEmpty
         let printer = AttendeeEventPrinter(
             prefix: "",
             json: json,
@@ -192,6 +201,12 @@ struct JoinCommand: AsyncParsableCommand {
             onRoster: { change in
                 guard case .joined(let attendees) = change else { return }
                 names.withLock { names in for attendee in attendees { names[attendee.attendeeId] = attendee.externalUserId } }
+                if subscribing { subscriber.attendeesJoined(attendees.map { ($0.attendeeId, $0.externalUserId) }) }
+            },
+            onVideoSources: { available, unavailable in
+                guard subscribing else { return }
+                if !unavailable.isEmpty { subscriber.sourcesUnavailable(unavailable) }
+                if !available.isEmpty { subscriber.sourcesAvailable(available) }
             }
         )
         session.audioVideo.addAudioVideoObserver(observer: printer)
@@ -201,7 +216,7 @@ struct JoinCommand: AsyncParsableCommand {
         if metrics { session.audioVideo.addMetricsObserver(observer: printer) }
         let line = EventLine(json: json) { StandardOutput.line($0) }
         var recorder: TileRecorder?
-        if videoOut != nil || json, let facade = session.audioVideo as? DefaultAudioVideoFacade {
+        if videoOut != nil || json || subscribing, let facade = session.audioVideo as? DefaultAudioVideoFacade {
             let tiles = TileRecorder(facade: facade, directory: videoOut, line: line) { id in
                 names.withLock { $0[id] } ?? id
             }

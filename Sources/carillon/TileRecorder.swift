@@ -85,7 +85,8 @@ final class TileRecorder: VideoTileObserver, @unchecked Sendable {
 
     private func emit(_ event: String, _ state: VideoTileState) {
         line.emit(event, ["attendee": name(of: state), "tileId": state.tileId, "width": state.videoStreamContentWidth,
-                          "height": state.videoStreamContentHeight, "local": state.isLocalTile],
+                          "height": state.videoStreamContentHeight, "local": state.isLocalTile,
+                          "pauseState": "\(state.pauseState)"],
                   text: "video \(event.dropFirst(4).lowercased()): \(state.isLocalTile ? "local" : name(of: state)) "
                       + "\(state.videoStreamContentWidth)x\(state.videoStreamContentHeight)")
     }

@@ -94,6 +94,7 @@ final class FakeVideoControl: SessionVideoControl, @unchecked Sendable {
         case receiving(Bool)
         case paused(Bool, videoId: Int)
         case decoded(Bool, videoId: Int)
+        case subscriptions([String: SessionMediaPlan.ReceivePreference], removed: [String])
     }
 
     private let state = Mutex<(calls: [Call], frames: [(image: I420Image, timestamp: Int64)])>(([], []))
@@ -112,6 +113,9 @@ final class FakeVideoControl: SessionVideoControl, @unchecked Sendable {
     func setReceivingVideo(_ receiving: Bool) { record(.receiving(receiving)) }
     func setRemoteVideoPaused(_ paused: Bool, videoId: Int) { record(.paused(paused, videoId: videoId)) }
     func setRemoteVideoDecoded(_ decoded: Bool, videoId: Int) { record(.decoded(decoded, videoId: videoId)) }
+    func updateVideoSubscriptions(addedOrUpdated: [String: SessionMediaPlan.ReceivePreference], removed: [String]) {
+        record(.subscriptions(addedOrUpdated, removed: removed))
+    }
 
     private func record(_ call: Call) { state.withLock { $0.calls.append(call) } }
 }

@@ -58,6 +58,10 @@ final class VirtualMeeting {
         var pausedVideos: [(attendeeId: String, at: NIODeadline)] = []
         /// The camera stops giving pictures while this is set (the session keeps sending: a stalled source).
         var cameraStalled = false
+        /// S→C PAUSE (true) and RESUME (false) frames the session received, with their group ids.
+        var serverPauses: [(groupIds: [UInt32], paused: Bool, at: NIODeadline)] = []
+        /// BITRATES `server_available_outgoing_bitrate` values received, kbps.
+        var serverEstimates: [(kbps: UInt32, at: NIODeadline)] = []
 
         func receivedVideo(_ image: I420Image?, videoId: Int, from attendeeId: String, at time: NIODeadline) {
             guard let image else {
@@ -116,9 +120,9 @@ final class VirtualMeeting {
         case closedAtServer(SignalingConnectionID)
     }
 
-    init(seed: UInt64) throws {
+    init(seed: UInt64, signaling: MeetingSignalingCore.Configuration = .init()) throws {
         self.seed = seed
-        server = MeetingSignalingCore(meetingId: "meeting-\(seed)")
+        server = MeetingSignalingCore(meetingId: "meeting-\(seed)", configuration: signaling)
         serverMedia = MeetingMediaCore(now: now)
         serverCertificate = try DTLSCertificate.generate(commonName: "carillon")
     }
@@ -146,6 +150,12 @@ final class VirtualMeeting {
             client(attendee) { $0.setSendingVideo(true, maxBitrateKbps: 400, now: $1) }
         }
         if receive { client(attendee) { $0.setReceivingVideo(true, now: $1) } }
+    }
+
+    /// Sets an attendee's remote video subscriptions, as `updateVideoSourceSubscriptions` does (by attendee id).
+    func updateVideoSubscriptions(_ attendee: Attendee, _ added: [String: SessionMediaPlan.ReceivePreference],
+                                  removed: [String] = []) {
+        client(attendee) { $0.updateVideoSubscriptions(addedOrUpdated: added, removed: removed, now: $1) }
     }
 
     /// Mutes or unmutes an attendee, as `realtimeLocalMute()` does.
@@ -526,6 +536,10 @@ final class VirtualMeeting {
                 serverStep { $0.videoSourcePaused(connection, paused: paused, now: $1) }
             case .videoBitrates(let rates):
                 serverStep { $0.videoBitrates(rates, now: $1) }
+            case .videoDownlinkPaused(let connection, let groupIds, let paused):
+                serverStep { $0.videoDownlinkPaused(connection, groupIds: groupIds, paused: paused, now: $1) }
+            case .videoDownlinkEstimate(let connection, let kbps):
+                serverStep { $0.videoDownlinkEstimate(connection, kbps: kbps, now: $1) }
             }
         }
     }
@@ -543,6 +557,12 @@ final class VirtualMeeting {
         case .toServer(let connection, let frame):
             serverStep { $0.receive(frame, from: connection, now: $1) }
         case .toClient(let attendee, let frame):
+            if frame.type == .pause || frame.type == .resume, !frame.pause.groupIds.isEmpty {
+                attendee.serverPauses.append((frame.pause.groupIds, frame.type == .pause, now))
+            }
+            if frame.type == .bitrates, frame.bitrates.hasServerAvailableOutgoingBitrate {
+                attendee.serverEstimates.append((frame.bitrates.serverAvailableOutgoingBitrate, now))
+            }
             client(attendee) { $0.received(frame, now: $1) }
         case .opened(let attendee):
             client(attendee) { $0.socketOpened(now: $1) }

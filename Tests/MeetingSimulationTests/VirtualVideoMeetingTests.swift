@@ -148,9 +148,13 @@ import Testing
     /// A receiver on a 600 kbit/s downlink: its transport-wide feedback gives the server its estimate, the server's
     /// REMB tells both publishers its share, and they send within it, so the receiver gets both cameras without
     /// long freezes while a receiver on a fast link gets the same streams. Without downlink congestion control the
-    /// two 400 kbit/s cameras would overflow the link and keep it lossy.
+    /// two 400 kbit/s cameras would overflow the link and keep it lossy. This is the server without server-side
+    /// adaptation (JOIN_ACK mode NONE); in mode 4 the server pauses what does not fit instead
+    /// (`VirtualPriorityMeetingTests`).
     @Test func aSlowReceiverHoldsPublishersToItsShare() throws {
-        let meeting = try VirtualMeeting(seed: 3)
+        var signaling = MeetingSignalingCore.Configuration()
+        signaling.serverSideAdaptation = false
+        let meeting = try VirtualMeeting(seed: 3, signaling: signaling)
         let fast = LinkConditions(delay: .milliseconds(20))
         var slow = fast
         slow.bandwidthBitsPerSecond = 600_000

@@ -233,11 +233,20 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         engine?.remoteVideoStatistics ?? []
     }
 
-    /// See ``AudioVideoControllerFacade/updateVideoSourceSubscriptions(addedOrUpdated:removed:)``: not implemented
-    /// yet, logs and does nothing.
+    /// See ``AudioVideoControllerFacade/updateVideoSourceSubscriptions(addedOrUpdated:removed:)``. Keys are the
+    /// `RemoteVideoSource` objects the observer was handed (matched by their attendee id). From the first call on,
+    /// exactly the subscribed videos are received; until then every video is (up to 25 cameras). Sources that become
+    /// unavailable are unsubscribed. The priority and target resolution go to the server (SUBSCRIBE
+    /// `video_subscription_configuration`), which in server-side adaptation lowers and pauses the least important
+    /// videos first when the downlink is short. A call before `start()` takes effect when the session starts. Safe from
+    /// any thread; one hop onto the session's event loop.
     public func updateVideoSourceSubscriptions(addedOrUpdated: [RemoteVideoSource: VideoSubscriptionConfiguration],
                                                removed: [RemoteVideoSource]) {
-        logger.info(msg: "updateVideoSourceSubscriptions is not implemented yet: every remote video is received")
+        logger.info(msg: "API/DefaultAudioVideoFacade/updateVideoSourceSubscriptions")
+        guard let videoControl else { return }
+        var preferences: [String: SessionMediaPlan.ReceivePreference] = [:]
+        for (source, configuration) in addedOrUpdated { preferences[source.attendeeId] = configuration.receivePreference }
+        videoControl.updateVideoSubscriptions(addedOrUpdated: preferences, removed: removed.map(\.attendeeId))
     }
 
     /// False (logged) when the meeting's features disable video.

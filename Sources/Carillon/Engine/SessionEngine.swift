@@ -692,6 +692,12 @@ extension SessionEngine: SessionVideoControl {
         eventLoop.execute { self.apply { $0.setReceivingVideo(receiving, now: $1) } }
     }
 
+    func updateVideoSubscriptions(addedOrUpdated: [String: SessionMediaPlan.ReceivePreference], removed: [String]) {
+        eventLoop.execute {
+            self.apply { $0.updateVideoSubscriptions(addedOrUpdated: addedOrUpdated, removed: removed, now: $1) }
+        }
+    }
+
     func setRemoteVideoPaused(_ paused: Bool, videoId: Int) {
         guard let streamId = UInt32(exactly: videoId) else { return }
         eventLoop.execute { self.apply { $0.setRemoteVideoPaused(paused, streamId: streamId, now: $1) } }

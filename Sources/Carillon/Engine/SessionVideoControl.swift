@@ -15,6 +15,9 @@ protocol SessionVideoControl: AnyObject, Sendable {
     func sendVideoFrame(_ image: I420Image, timestampNanoseconds: Int64)
     /// Receives remote video (after `startRemoteVideo()`) or not (`stopRemoteVideo()`, the default).
     func setReceivingVideo(_ receiving: Bool)
+    /// The app's remote video subscriptions by attendee id (`updateVideoSourceSubscriptions`): from the first call
+    /// on, exactly the subscribed videos are received, with these preferences.
+    func updateVideoSubscriptions(addedOrUpdated: [String: SessionMediaPlan.ReceivePreference], removed: [String])
     /// Pauses or resumes one remote video (its tile id is its video id).
     func setRemoteVideoPaused(_ paused: Bool, videoId: Int)
     /// Decodes one remote video (a view is bound to its tile) or stops decoding it; undecoded videos are received

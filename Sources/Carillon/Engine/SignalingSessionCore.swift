@@ -129,6 +129,15 @@ struct SignalingSessionCore: Sendable {
     /// The newest INDEX's `paused_at_source_ids`.
     private var pausedAtSourceIds: Set<UInt32> = []
     private var videoStartedReported = false
+    /// The downlink adaptation mode the server's JOIN_ACK decided (`default_server_side_network_adaption`).
+    private(set) var adaptation = SdkServerSideNetworkAdaption.default
+    /// The app's subscriptions by attendee id (`updateVideoSourceSubscriptions`); nil until it sets any, when every
+    /// source is received automatically (up to 25 cameras).
+    private(set) var videoSubscriptions: [String: SessionMediaPlan.ReceivePreference]?
+    /// Sources the server paused for this receiver (S→C PAUSE `group_ids`, mode 4).
+    private var serverPausedGroups: Set<UInt32> = []
+    /// The paused stream ids last handed to the shell (``SessionAction/setVideoPausedAtSource(_:)``).
+    private var reportedPausedStreamIds: Set<UInt32> = []
 
     init(
         credentials: MeetingSessionCredentials,
@@ -183,7 +192,9 @@ struct SignalingSessionCore: Sendable {
         join.flags = UInt32(SdkJoinFlags.hasStreamUpdate.rawValue)
         join.audioSessionID = audioSessionId
         join.wantsCompressedSdp = false
-        join.serverSideNetworkAdaption = .default
+        // Server-side adaptation is asked for; the JOIN_ACK decides.
+        join.serverSideNetworkAdaption = .bandwidthProbingAndVideoQualityAdaption
+        join.supportedServerSideNetworkAdaptions = [.none, .bandwidthProbing, .bandwidthProbingAndVideoQualityAdaption]
         join.wantsAllTemporalLayersInIndex = false
         join.disablePeriodicKeyframeRequestOnContentSender = false
         var details = SdkClientDetails()
@@ -270,7 +281,20 @@ struct SignalingSessionCore: Sendable {
         case .joinAck:
             guard case .joining(let deadline, false) = phase else { return [] }
             phase = .joining(deadline: deadline, gotJoinAck: true)
+            // An absent field reads as DEFAULT (Chime's client does the same).
+            adaptation = frame.hasJoinack && frame.joinack.hasDefaultServerSideNetworkAdaption
+                ? frame.joinack.defaultServerSideNetworkAdaption : .default
+            serverPausedGroups = []
             return []
+        case .pause, .resume:
+            // S→C: the server paused or resumed forwarding sources (mode 4); their tiles show poor connection.
+            guard !frame.pause.groupIds.isEmpty else { return [] }
+            if frame.type == .pause {
+                serverPausedGroups.formUnion(frame.pause.groupIds)
+            } else {
+                serverPausedGroups.subtract(frame.pause.groupIds)
+            }
+            return pausedUpdate()
         case .index:
             var actions = indexReceived(frame.index)
             guard case .joining(_, true) = phase else { return actions + renegotiateIfNeeded() }
@@ -364,6 +388,9 @@ struct SignalingSessionCore: Sendable {
             subscribe.sendStreams.append(video)
         }
         subscribe.receiveStreamIds = plan.receiveStreamIds
+        if adaptation == .bandwidthProbing || adaptation == .bandwidthProbingAndVideoQualityAdaption {
+            subscribe.videoSubscriptionConfiguration = videoSubscriptionConfigurations(plan)
+        }
         subscribe.sdpOffer = offer
         subscribe.audioHost = audioHost
         subscribe.audioCheckin = false
@@ -498,6 +525,43 @@ struct SignalingSessionCore: Sendable {
         return renegotiateIfNeeded()
     }
 
+    /// The app's `updateVideoSourceSubscriptions`: from the first call on, exactly the subscribed attendees' videos
+    /// are received, with their preferences; renegotiates in the meeting when that changes what is received or the
+    /// preferences sent.
+    mutating func updateVideoSubscriptions(addedOrUpdated: [String: SessionMediaPlan.ReceivePreference], removed: [String],
+                                           now: SessionTime) -> [SessionAction] {
+        var subscriptions = videoSubscriptions ?? [:]
+        for attendeeId in removed { subscriptions[attendeeId] = nil }
+        subscriptions.merge(addedOrUpdated) { _, new in new }
+        videoSubscriptions = subscriptions
+        return renegotiateIfNeeded()
+    }
+
+    /// The SUBSCRIBE `video_subscription_configuration` of `plan`: one per receive m-line with a preference.
+    private func videoSubscriptionConfigurations(_ plan: SessionMediaPlan) -> [SdkVideoSubscriptionConfiguration] {
+        plan.receiveSlots.enumerated().compactMap { index, streamId in
+            guard streamId != 0, let preference = plan.receivePreferences[streamId],
+                  let source = videoSources.first(where: { $0.streamID == streamId }) else { return nil }
+            var configuration = SdkVideoSubscriptionConfiguration()
+            configuration.mid = SessionMediaPlan.receiveMid(index)
+            configuration.attendeeID = source.attendeeID
+            configuration.groupID = source.groupID
+            configuration.priority = preference.priority
+            configuration.targetBitrateKbps = preference.targetBitrateKbps
+            configuration.qualityAdaptationPreference = .balanced
+            return configuration
+        }
+    }
+
+    /// The received streams to show paused, when that changed: stopped at their sender (INDEX) or paused by the
+    /// server (PAUSE).
+    private mutating func pausedUpdate() -> [SessionAction] {
+        let paused = pausedAtSourceIds.union(videoSources.filter { serverPausedGroups.contains($0.groupID) }.map(\.streamID))
+        guard paused != reportedPausedStreamIds else { return [] }
+        reportedPausedStreamIds = paused
+        return [.setVideoPausedAtSource(paused)]
+    }
+
     /// PAUSE or RESUME one received stream (C→S); nothing when not in the meeting or not receiving that stream.
     func setRemoteVideoPaused(_ paused: Bool, streamId: UInt32, now: SessionTime) -> [SessionAction] {
         guard phase == .inMeeting, mediaPlan.receiveSlots.contains(streamId) else { return [] }
@@ -523,6 +587,12 @@ struct SignalingSessionCore: Sendable {
         let available = attendees.subtracting(availableVideoAttendees).sorted()
         let unavailable = availableVideoAttendees.subtracting(attendees).sorted()
         availableVideoAttendees = attendees
+        // Sources that became unavailable are unsubscribed (the app subscribes again to the new object if they return).
+        if var subscriptions = videoSubscriptions {
+            for attendeeId in unavailable { subscriptions[attendeeId] = nil }
+            videoSubscriptions = subscriptions
+        }
+        serverPausedGroups.formIntersection(videoSources.map(\.groupID))
         if !available.isEmpty || !unavailable.isEmpty {
             actions.append(.event(.remoteVideoSources(available: available, unavailable: unavailable)))
         }
@@ -530,17 +600,15 @@ struct SignalingSessionCore: Sendable {
             atCapacity = index.atCapacity
             actions.append(.event(.cameraSendAvailability(!atCapacity)))
         }
-        let paused = Set(index.pausedAtSourceIds)
-        if paused != pausedAtSourceIds {
-            pausedAtSourceIds = paused
-            actions.append(.setVideoPausedAtSource(paused))
-        }
+        pausedAtSourceIds = Set(index.pausedAtSourceIds)
+        actions += pausedUpdate()
         return actions
     }
 
     /// The plan the session wants now, keeping the receive slots of `current` where their stream is still wanted:
-    /// when receiving, the best stream of every source (up to the limit of 25 cameras, plus content shares), else
-    /// none.
+    /// when receiving, the best stream of every source the app subscribed to, or while it set no subscriptions of
+    /// every source (up to the limit of 25 cameras, plus content shares), else none. In adaptation modes 3 and 4 the
+    /// plan carries each stream's preference.
     private func desiredPlan(from current: SessionMediaPlan) -> SessionMediaPlan {
         var bestOfGroup: [UInt32: SdkStreamDescriptor] = [:]
         for source in videoSources {
@@ -549,14 +617,26 @@ struct SignalingSessionCore: Sendable {
         }
         // Content shares (`<attendeeId>#content`) do not count toward the limit of 25 tiles.
         let best = bestOfGroup.values.sorted { $0.groupID < $1.groupID }
-        let content = best.filter { $0.attendeeID.hasSuffix("#content") }.map(\.streamID)
-        let cameras = best.filter { !$0.attendeeID.hasSuffix("#content") }.map(\.streamID).prefix(25)
-        let wanted = wantsToReceiveVideo ? content + cameras : []
+        let wanted: [UInt32]
+        if let subscriptions = videoSubscriptions {
+            wanted = wantsToReceiveVideo ? best.filter { subscriptions[$0.attendeeID] != nil }.map(\.streamID) : []
+        } else {
+            let content = best.filter { $0.attendeeID.hasSuffix("#content") }.map(\.streamID)
+            let cameras = best.filter { !$0.attendeeID.hasSuffix("#content") }.map(\.streamID).prefix(25)
+            wanted = wantsToReceiveVideo ? content + cameras : []
+        }
         var slots = current.receiveSlots.map { wanted.contains($0) ? $0 : 0 }
         for streamId in wanted where !slots.contains(streamId) {
             if let empty = slots.firstIndex(of: 0) { slots[empty] = streamId } else { slots.append(streamId) }
         }
-        return SessionMediaPlan(sendsVideo: wantsToSendVideo, receiveSlots: slots)
+        var preferences: [UInt32: SessionMediaPlan.ReceivePreference] = [:]
+        if adaptation == .bandwidthProbing || adaptation == .bandwidthProbingAndVideoQualityAdaption {
+            let automatic = SessionMediaPlan.ReceivePreference.automatic(sources: Set(best.map(\.attendeeID)).count)
+            for source in best where wanted.contains(source.streamID) {
+                preferences[source.streamID] = videoSubscriptions?[source.attendeeID] ?? automatic
+            }
+        }
+        return SessionMediaPlan(sendsVideo: wantsToSendVideo, receiveSlots: slots, receivePreferences: preferences)
     }
 
     /// Offers again on the running connection when what the session wants differs from what it has; while an

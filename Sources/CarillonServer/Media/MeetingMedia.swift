@@ -29,6 +29,10 @@ final class MeetingMedia: @unchecked Sendable {
     var onVideoSourcePaused: ((SignalingConnectionID, Bool) -> Void)?
     /// Called with the measured bitrate of every video stream, once a second (BITRATES).
     var onVideoBitrates: (([(streamId: UInt32, bitrate: Int)]) -> Void)?
+    /// Called with a receiver's sources its allocation paused (true) or resumed (false), for S→C PAUSE/RESUME.
+    var onVideoDownlinkPaused: ((SignalingConnectionID, [UInt32], Bool) -> Void)?
+    /// Called with a receiver's new downlink estimate in kbps, for BITRATES.
+    var onVideoDownlinkEstimate: ((SignalingConnectionID, UInt32) -> Void)?
     /// Whether an attendee is muted (the signaling core owns the roster).
     var isMuted: ((String) -> Bool)?
 
@@ -148,6 +152,10 @@ final class MeetingMedia: @unchecked Sendable {
                 onVideoSourcePaused?(connection, paused)
             case .videoBitrates(let rates):
                 onVideoBitrates?(rates)
+            case .videoDownlinkPaused(let connection, let groupIds, let paused):
+                onVideoDownlinkPaused?(connection, groupIds, paused)
+            case .videoDownlinkEstimate(let connection, let kbps):
+                onVideoDownlinkEstimate?(connection, kbps)
             }
         }
     }

@@ -62,6 +62,8 @@ struct MeetingMediaNegotiation {
     let videoDownlinks: [VideoDownlink]
     /// Whether the offer continues `previous`'s transport (the peer connection is kept).
     let continuesTransport: Bool
+    /// The request's server-side adaptation preferences by mid (``VideoSubscribeRequest/preferences``).
+    let videoPreferences: [String: VideoDownlinkPreference]?
 
     /// SUBSCRIBE_ACK `tracks`.
     var tracks: [SubscribeAnswer.Track] {
@@ -171,5 +173,6 @@ struct MeetingMediaNegotiation {
         videoUplink = uplink
         videoDownlinks = downlinks
         continuesTransport = continues
+        videoPreferences = video.preferences
     }
 }

@@ -11,4 +11,9 @@ enum MeetingMediaOutput {
     /// The measured bitrate (bits per second) of every video stream (simulcast layer) with a known stream id, for
     /// BITRATES; once a second while any is measured.
     case videoBitrates([(streamId: UInt32, bitrate: Int)])
+    /// A receiver's allocation (mode 4) stopped (`paused`) or restarted forwarding these sources: S→C PAUSE or RESUME
+    /// `{group_ids}`.
+    case videoDownlinkPaused(SignalingConnectionID, groupIds: [UInt32], paused: Bool)
+    /// A receiver's downlink estimate changed (mode 4): BITRATES `server_available_outgoing_bitrate`, kbps.
+    case videoDownlinkEstimate(SignalingConnectionID, kbps: UInt32)
 }

@@ -23,6 +23,10 @@ import NIOCore
 /// - REMB: every publisher that negotiated `goog-remb` is sent, once a second, what its slowest receiver can take:
 ///   the smallest of its receivers' REMBs (aiortc) and their estimates shared among the streams each receives,
 ///   floored at ``minimumRemoteEstimate``. Without simulcast this is how a constrained receiver is kept from loss.
+/// - Server-side adaptation (mode 4, the session's SUBSCRIBE carried preferences): once a second a
+///   ``VideoDownlinkAllocator`` per receiver decides from its estimate, priorities and targets which sources it gets;
+///   the others are not forwarded (S→C PAUSE `{group_ids}`) until they fit again (RESUME, at a key frame); the
+///   estimate goes out as BITRATES `server_available_outgoing_bitrate` (`MeetingVideoRouter+Allocation.swift`).
 ///
 /// ``MeetingMediaCore`` owns it and feeds it; it returns ``MeetingMediaOutput``s, appended to a buffer the caller
 /// reuses. Per forwarded packet and receiver: one array, the downlink's copy, built once with room for the SRTP tag
@@ -63,6 +67,11 @@ struct MeetingVideoRouter {
         var lastPacketAt: NIODeadline?
         /// Reported as paused at its source (``MeetingMediaOutput/videoSourcePaused(_:paused:)``).
         var pausedAtSource = false
+        /// Media octets received (payload plus 50 for headers), and at the last measurement, for ``measuredKbps``.
+        var octetsReceived = 0
+        var octetsMeasured = 0
+        /// The received bitrate, smoothed over the report intervals (the allocator's measured layer bitrate).
+        var measuredKbps = 0
 
         init(negotiated: MeetingMediaNegotiation.VideoUplink) {
             self.negotiated = negotiated
@@ -119,12 +128,19 @@ struct MeetingVideoRouter {
         var rtx: RTXStream?
         var history = RTPSendHistory(capacity: 1_024)
         var pausedByReceiver = false
+        /// The receiver's downlink allocation (mode 4) does not give it this source.
+        var pausedByAllocator = false
+        /// What the allocation leaves this stream (mode 4), for the publisher's REMB; nil otherwise.
+        var allocatedBitrate: UInt64?
         var packetsSent: UInt32 = 0
         var octetsSent: UInt32 = 0
         var lastTimestamp: UInt32?
         var lastSentAt: NIODeadline?
         var remoteEstimate: UInt64?
         var retransmissions = 0
+
+        /// Nothing is forwarded: the receiver or its allocation paused it.
+        var isPaused: Bool { pausedByReceiver || pausedByAllocator }
 
         init(_ negotiated: MeetingMediaNegotiation.VideoDownlink) {
             self.negotiated = negotiated
@@ -161,12 +177,18 @@ struct MeetingVideoRouter {
         var control: DownlinkControl?
         /// Whether the router picks its downlinks' layers from its estimate (``SimulcastLayerRule``).
         var selectsLayersByEstimate = false
+        /// Present when the session asked for server-side adaptation (mode 4): per mid, its preference.
+        var preferences: [String: VideoDownlinkPreference]?
+        /// The mode-4 allocation of what the session receives (present with ``preferences`` and ``control``).
+        var allocator: VideoDownlinkAllocator?
+        /// The estimate last sent in BITRATES `server_available_outgoing_bitrate`, kbps.
+        var reportedEstimateKbps: UInt32?
 
         init(reportSSRC: UInt32) { self.reportSSRC = reportSSRC }
 
         /// The rate its pacer is set to: the estimate, but never below the REMB floor of every stream it receives.
         var pacingTarget: Int {
-            let floor = downlinks.count { !$0.pausedByReceiver } * Int(MeetingVideoRouter.minimumRemoteEstimate)
+            let floor = downlinks.count { !$0.isPaused } * Int(MeetingVideoRouter.minimumRemoteEstimate)
             return max(control?.estimator.targetBitrate ?? 0, floor)
         }
 
@@ -174,14 +196,14 @@ struct MeetingVideoRouter {
         /// before its first feedback.
         var estimatePerStream: UInt64? {
             guard let control, control.estimator.feedbackCount > 0 else { return nil }
-            let streams = max(1, downlinks.count { !$0.pausedByReceiver })
+            let streams = max(1, downlinks.count { !$0.isPaused })
             return UInt64(control.estimator.targetBitrate / streams)
         }
     }
 
     private(set) var members: [SignalingConnectionID: Member] = [:]
     /// Publisher → the (receiver, downlink index) pairs its stream goes to.
-    private var routes: [SignalingConnectionID: [(receiver: SignalingConnectionID, index: Int)]] = [:]
+    private(set) var routes: [SignalingConnectionID: [(receiver: SignalingConnectionID, index: Int)]] = [:]
     private var nextReports: NIODeadline?
     private var nextFeedback: NIODeadline?
 
@@ -244,6 +266,7 @@ struct MeetingVideoRouter {
         } else {
             member.control = nil
         }
+        configureAllocation(member, preferences: negotiation.videoPreferences)
         members[id] = member
         rebuildRoutes()
         // New or switched downlinks need a key frame from their publishers; kept ones carry on as they were. Before the
@@ -350,6 +373,7 @@ struct MeetingVideoRouter {
         layer.packetsReceived += 1
         layer.octetsSinceMeasurement += 12 + media.payload.count
         uplink.packetsReceived += 1
+        uplink.octetsReceived &+= media.payload.count + 50
         uplink.lastPacketAt = now
         let pending = layer.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
         if pending, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
@@ -361,14 +385,14 @@ struct MeetingVideoRouter {
         var keyFrameStart: Bool?
         for (receiver, index) in routes[id] ?? [] {
             guard members[receiver]?.connected == true, let downlink = members[receiver]?.downlinks[index],
-                  !downlink.pausedByReceiver else { continue }
+                  !downlink.isPaused else { continue }
             let target = uplink.layerIndex(streamId: downlink.selection.target)
             if let bytes = forward(media, layer: layerIndex, of: uplink, target: target, to: receiver, downlink: downlink,
                                    keyFrameStart: &keyFrameStart, now: now) {
                 // Handed over, not shared: the pacer writes the transport-wide number into it in place.
                 send(consume bytes, priority: .video, to: receiver, into: &outputs, now: now)
             }
-            if let target, downlink.selection.isSwitching || downlink.rewriter.isWaitingForKeyFrame {
+            if let target, !downlink.isPaused, downlink.selection.isSwitching || downlink.rewriter.isWaitingForKeyFrame {
                 outputs += requestKeyFrame(from: id, layer: target, now: now)
             }
         }
@@ -567,6 +591,13 @@ struct MeetingVideoRouter {
         member.downlinks.firstIndex { $0.negotiated.ssrc == ssrc || $0.negotiated.rtxSSRC == ssrc }
     }
 
+    /// Key-frame requests for every layer of a publisher (a source the allocation resumes: its receivers may carry
+    /// any layer), each throttled as below.
+    func requestKeyFrame(from publisher: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+        let layers = members[publisher]?.uplink?.layers.count ?? 0
+        return (0..<layers).flatMap { requestKeyFrame(from: publisher, layer: $0, now: now) }
+    }
+
     /// A key-frame request for the layer a downlink waits for or carries (its target).
     private func requestKeyFrame(for downlink: Downlink, now: NIODeadline) -> [MeetingMediaOutput] {
         let publisher = downlink.negotiated.source.publisher
@@ -652,6 +683,7 @@ struct MeetingVideoRouter {
             outputs += selectLayersByEstimate(now: now)
             outputs += stalledSources(now: now)
             outputs += periodicKeyFrames(now: now)
+            outputs += allocateDownlinks(now: now)
         }
         return outputs
     }
@@ -775,9 +807,13 @@ struct MeetingVideoRouter {
     private func remoteEstimate(for publisher: SignalingConnectionID) -> UInt64? {
         var estimates: [UInt64] = []
         for (receiver, index) in routes[publisher] ?? [] {
-            guard let member = members[receiver], member.connected, !member.downlinks[index].pausedByReceiver else { continue }
+            guard let member = members[receiver], member.connected, !member.downlinks[index].isPaused else { continue }
             if let reported = member.downlinks[index].remoteEstimate { estimates.append(reported) }
-            if let share = member.estimatePerStream { estimates.append(share) }
+            if let allocated = member.downlinks[index].allocatedBitrate {
+                estimates.append(allocated)
+            } else if let share = member.estimatePerStream {
+                estimates.append(share)
+            }
         }
         return estimates.min().map { max($0, Self.minimumRemoteEstimate) }
     }

@@ -49,6 +49,12 @@ public final class MeetingRoom: @unchecked Sendable {
         media?.onVideoBitrates = { [weak self] rates in
             self?.apply { core, now in core.videoBitrates(rates, now: now) }
         }
+        media?.onVideoDownlinkPaused = { [weak self] connection, groupIds, paused in
+            self?.apply { core, now in core.videoDownlinkPaused(connection, groupIds: groupIds, paused: paused, now: now) }
+        }
+        media?.onVideoDownlinkEstimate = { [weak self] connection, kbps in
+            self?.apply { core, now in core.videoDownlinkEstimate(connection, kbps: kbps, now: now) }
+        }
         media?.isMuted = { [weak self] attendeeId in self?.core.isMuted(attendeeId) ?? false }
     }
 

@@ -35,6 +35,9 @@ public struct MeetingSignalingCore: Sendable {
         public var maximumContentShares = 2
         /// How often a content share is asked for a key frame (unless its JOIN disabled it).
         public var contentKeyFrameInterval: TimeAmount = .seconds(10)
+        /// Whether a client asking for server-side adaptation (mode 4) gets it; when false JOIN_ACK answers NONE
+        /// (client-side choice; the router forwards what is asked and holds publishers to receivers' REMB shares).
+        public var serverSideAdaptation = true
 
         /// The defaults of the specs.
         public init() {}
@@ -47,6 +50,10 @@ public struct MeetingSignalingCore: Sendable {
         var lastActivity: NIODeadline
         /// JOIN's `disable_periodic_keyframe_request_on_content_sender`.
         var periodicKeyFramesDisabled = false
+        /// The downlink adaptation mode JOIN_ACK gave the session (`default_server_side_network_adaption`).
+        var adaptation = SdkServerSideNetworkAdaption.default
+        /// The receiver's latest downlink estimate (mode 4), kbps: every BITRATES it gets carries it.
+        var downlinkEstimateKbps: UInt32?
     }
 
     private struct Participant {
@@ -93,6 +100,8 @@ public struct MeetingSignalingCore: Sendable {
     private var participants: [String: Participant] = [:]
     private var nextStreamId: UInt32 = 1
     private var publications: [SignalingConnectionID: VideoPublication] = [:]
+    /// The latest measured rates of the meeting's video streams, for BITRATES.
+    private var latestBitrates: [SdkBitrate] = []
     private var pendingVideo: [SignalingConnectionID: PendingVideo] = [:]
     private var nextVideoStreamId: UInt32 = 1
     private var nextGroupId: UInt32 = 1
@@ -182,6 +191,9 @@ public struct MeetingSignalingCore: Sendable {
                 return [.send([connection], errorFrame(400, "SUBSCRIBE carries no sdp_offer", now: now))]
             }
             var video = videoRequest(frame.sub, from: connection, identity: state.identity)
+            if state.adaptation == .bandwidthProbingAndVideoQualityAdaption {
+                video.preferences = Self.preferences(frame.sub.videoSubscriptionConfiguration)
+            }
             if Self.isContent(state.identity.attendeeId), !state.periodicKeyFramesDisabled {
                 video.keyFrameInterval = configuration.contentKeyFrameInterval
             }
@@ -359,6 +371,11 @@ public struct MeetingSignalingCore: Sendable {
         }
         state.joined = true
         state.periodicKeyFramesDisabled = frame.hasJoin && frame.join.disablePeriodicKeyframeRequestOnContentSender
+        // The mode the client asks for is echoed (every mode is supported): 4 lets this server choose what it receives.
+        state.adaptation = frame.hasJoin && frame.join.hasServerSideNetworkAdaption ? frame.join.serverSideNetworkAdaption : .default
+        if !configuration.serverSideAdaptation, state.adaptation == .bandwidthProbingAndVideoQualityAdaption {
+            state.adaptation = .none
+        }
         connections[connection] = state
         let identity = state.identity
         let audioSessionId = frame.hasJoin ? frame.join.audioSessionID : 0
@@ -393,7 +410,7 @@ public struct MeetingSignalingCore: Sendable {
         var joinAck = SdkJoinAckFrame()
         joinAck.videoSubscriptionLimit = 25
         joinAck.wantsCompressedSdp = false
-        joinAck.defaultServerSideNetworkAdaption = .default
+        joinAck.defaultServerSideNetworkAdaption = state.adaptation
         var ack = makeFrame(.joinAck, now: now)
         ack.joinack = joinAck
         outputs.append(.send([connection], ack))
@@ -500,6 +517,37 @@ public struct MeetingSignalingCore: Sendable {
         publications.values.count { !Self.isContent($0.identity.attendeeId) }
     }
 
+    /// SUBSCRIBE `video_subscription_configuration` by mid (mode 4).
+    static func preferences(_ configurations: [SdkVideoSubscriptionConfiguration]) -> [String: VideoDownlinkPreference] {
+        var preferences: [String: VideoDownlinkPreference] = [:]
+        for configuration in configurations {
+            preferences[configuration.mid] = VideoDownlinkPreference(priority: configuration.priority,
+                                                                     targetBitrateKbps: configuration.targetBitrateKbps)
+        }
+        return preferences
+    }
+
+    /// A receiver's allocation (mode 4) stopped or restarted forwarding sources: S→C PAUSE or RESUME `{group_ids}`.
+    public func videoDownlinkPaused(_ connection: SignalingConnectionID, groupIds: [UInt32], paused: Bool,
+                                    now: ClockReading) -> [MeetingSignalingOutput] {
+        guard connections[connection]?.joined == true, !groupIds.isEmpty else { return [] }
+        var frame = makeFrame(paused ? .pause : .resume, now: now)
+        var body = SdkPauseResumeFrame()
+        body.groupIds = groupIds
+        frame.pause = body
+        return [.send([connection], frame)]
+    }
+
+    /// A receiver's downlink estimate (mode 4): BITRATES with `server_available_outgoing_bitrate` in kbps and the
+    /// streams' latest measured rates; kept, so the once-a-second rates carry it too (a BITRATES without it would
+    /// tell a priority-based client it has no bandwidth).
+    public mutating func videoDownlinkEstimate(_ connection: SignalingConnectionID, kbps: UInt32,
+                                               now: ClockReading) -> [MeetingSignalingOutput] {
+        guard connections[connection]?.joined == true else { return [] }
+        connections[connection]?.downlinkEstimateKbps = kbps
+        return [.send([connection], bitratesFrame(for: connection, now: now))]
+    }
+
     /// The media of a session's camera stopped arriving (`paused`) or arrives again: everyone else gets a new INDEX
     /// whose `paused_at_source_ids` lists (or no longer lists) its stream ids, and marks its tile accordingly.
     public mutating func videoSourcePaused(_ connection: SignalingConnectionID, paused: Bool,
@@ -511,20 +559,36 @@ public struct MeetingSignalingCore: Sendable {
     }
 
     /// The measured bitrates of the meeting's video streams (bits per second, by stream id): a BITRATES frame to every
-    /// joined socket, the senders' own streams included (`signaling.md` §3.12). Streams no publication lists are left
-    /// out. O(streams) per call; one frame encoded once for all.
+    /// joined socket, the senders' own streams included (`signaling.md` §3.12), with the receiver's downlink estimate
+    /// when it has one. Streams no publication lists are left out. O(streams) per call; receivers without an estimate
+    /// share one encoded frame.
     public mutating func videoBitrates(_ rates: [(streamId: UInt32, bitrate: Int)], now: ClockReading)
         -> [MeetingSignalingOutput] {
         let known = Set(publications.values.flatMap { $0.layers.map(\.streamId) })
-        var frame = makeFrame(.bitrates, now: now)
-        frame.bitrates.bitrates = rates.filter { known.contains($0.streamId) }.map { rate in
+        latestBitrates = rates.filter { known.contains($0.streamId) }.map { rate in
             var entry = SdkBitrate()
             entry.sourceStreamID = rate.streamId
             entry.avgBitrateBps = UInt32(clamping: rate.bitrate)
             return entry
         }
+        guard !latestBitrates.isEmpty else { return [] }
         let targets = joinedConnections()
-        return targets.isEmpty || frame.bitrates.bitrates.isEmpty ? [] : [.send(targets, frame)]
+        let plain = targets.filter { connections[$0]?.downlinkEstimateKbps == nil }
+        var outputs: [MeetingSignalingOutput] = plain.isEmpty ? [] : [.send(plain, bitratesFrame(for: nil, now: now))]
+        for target in targets where connections[target]?.downlinkEstimateKbps != nil {
+            outputs.append(.send([target], bitratesFrame(for: target, now: now)))
+        }
+        return outputs
+    }
+
+    /// A BITRATES frame: the latest measured stream rates, and `receiver`'s downlink estimate when it has one.
+    private func bitratesFrame(for receiver: SignalingConnectionID?, now: ClockReading) -> SdkSignalFrame {
+        var frame = makeFrame(.bitrates, now: now)
+        var body = SdkBitrateFrame()
+        body.bitrates = latestBitrates
+        if let receiver, let kbps = connections[receiver]?.downlinkEstimateKbps { body.serverAvailableOutgoingBitrate = kbps }
+        frame.bitrates = body
+        return frame
     }
 
     /// Removes the publication of a socket that ended or left, telling everyone else with a new INDEX.

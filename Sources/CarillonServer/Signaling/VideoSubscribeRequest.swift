@@ -24,13 +24,17 @@ public struct VideoSubscribeRequest: Sendable, Equatable {
     /// The stream ids of the session's own video encodings, in SUBSCRIBE `send_streams` order (simulcast: lowest layer
     /// first), so the media side can name the layers it demultiplexes; empty when it sends none.
     public var sendStreamIds: [UInt32]
+    /// Server-side adaptation (mode 4, negotiated at JOIN): the preference of each configured receive m-line, by mid;
+    /// nil when the session picks its streams itself (every subscribed source is forwarded).
+    public var preferences: [String: VideoDownlinkPreference]?
 
     /// Creates a request.
     public init(sending: Sending = .none, receive: [VideoSourceReference?] = [], keyFrameInterval: TimeAmount? = nil,
-                sendStreamIds: [UInt32] = []) {
+                sendStreamIds: [UInt32] = [], preferences: [String: VideoDownlinkPreference]? = nil) {
         self.sending = sending
         self.receive = receive
         self.keyFrameInterval = keyFrameInterval
         self.sendStreamIds = sendStreamIds
+        self.preferences = preferences
     }
 }

@@ -1,0 +1,259 @@
+import NIOCore
+
+/// Which layer of each subscribed video source one receiver gets, and which sources it does not get at all: the
+/// server-side allocation of adaptation mode 4 (`video.md` §3, `policies.md` §2.8, `signaling.md` §3.10), sans-IO.
+///
+/// Inputs, at each ``allocate(estimateKbps:sources:now:)``: the receiver's downlink estimate and, per subscribed
+/// source, its group, priority (wire value: larger is more important), target bitrate (from the target resolution)
+/// and its layers with their measured bitrates, lowest first. The walk (``plan(budgetKbps:sources:)``) takes the
+/// priority tiers from the most important: every source of a tier gets its lowest layer if it fits, then the tier's
+/// sources are upgraded one step at a time, round robin, while the next layer stays within the source's target and the
+/// budget. A tier that is not fully served (a source without a layer, or an upgrade within target that does not fit)
+/// is the last one served: lower tiers get nothing, so a lower-priority source is lowered, then paused, before a
+/// higher one loses anything. Sources that get nothing are paused.
+///
+/// Hysteresis, so it does not flap: an estimate within ``changeThreshold`` of the one last acted on is ignored;
+/// lowering and pausing happen at once, but an upgrade or a resume is applied only once it has been wanted for
+/// ``upgradeHold``. Probing: an estimate only grows up to about 1.5 times what is sent, so while something did not fit
+/// the allocator tries the first thing that did not fit every ``initialProbeInterval`` (doubled after each failed
+/// probe up to ``maximumProbeInterval``): the probe keeps it while the estimate does not fall and succeeds once the
+/// estimate covers it; an estimate that falls below the one the probe started from ends it at once.
+///
+/// A single-layer source is served or paused. Cost: O(sources × layers) per call, a few small arrays; called once a
+/// second per receiver. Threading: a value owned by the router, on the meeting's event loop.
+struct VideoDownlinkAllocator: Sendable {
+    /// One layer of a source: the stream that carries it, its measured bitrate and its size (0 when unknown).
+    struct Layer: Sendable, Equatable {
+        var streamId: UInt32
+        var bitrateKbps: Int
+        var width = 0
+        var height = 0
+    }
+
+    /// One subscribed source as the receiver configured it.
+    struct Source: Sendable, Equatable {
+        var groupId: UInt32
+        /// Wire priority: larger is more important; equal values share a tier.
+        var priority: UInt32
+        /// The ceiling of the layer chosen by upgrades (300/600/1500/10000 kbps from the target resolution).
+        var targetKbps: Int
+        /// The layers, lowest bitrate first.
+        var layers: [Layer]
+    }
+
+    /// What one call changed.
+    struct Changes: Sendable, Equatable {
+        /// Groups no longer forwarded, ascending.
+        var paused: [UInt32] = []
+        /// Groups forwarded again, ascending.
+        var resumed: [UInt32] = []
+        /// Groups (newly served or resumed included) and the stream of the layer they carry now.
+        var layers: [UInt32: UInt32] = [:]
+
+        var isEmpty: Bool { paused.isEmpty && resumed.isEmpty && layers.isEmpty }
+    }
+
+    /// The result of one walk: the layer index per group (nil: paused) and the first thing that did not fit.
+    struct Plan: Sendable, Equatable {
+        var layers: [UInt32: Int?]
+        /// The group and layer index that did not fit first, and the extra kbps it needed.
+        var nextUpgrade: (groupId: UInt32, layer: Int, deltaKbps: Int)?
+
+        static func == (lhs: Plan, rhs: Plan) -> Bool {
+            lhs.layers == rhs.layers && lhs.nextUpgrade?.groupId == rhs.nextUpgrade?.groupId
+                && lhs.nextUpgrade?.layer == rhs.nextUpgrade?.layer && lhs.nextUpgrade?.deltaKbps == rhs.nextUpgrade?.deltaKbps
+        }
+    }
+
+    /// Estimate changes smaller than this fraction of the estimate last acted on are ignored.
+    static let changeThreshold = 0.15
+    /// How long an upgrade or a resume must be wanted before it is applied.
+    static let upgradeHold = TimeAmount.seconds(2)
+    /// The first wait before a probe, and the wait after a successful one.
+    static let initialProbeInterval = TimeAmount.seconds(5)
+    /// The longest wait between probes (the wait doubles after each failed one).
+    static let maximumProbeInterval = TimeAmount.seconds(30)
+    /// A probe that has not succeeded by then ends as failed.
+    static let probeTimeout = TimeAmount.seconds(10)
+
+    private struct Probe {
+        var startedAt: NIODeadline
+        var startEstimateKbps: Int
+        var budgetKbps: Int
+        var groupId: UInt32
+        var layer: Int
+    }
+
+    /// The layer index each known group carries; nil when paused.
+    private(set) var chosen: [UInt32: Int?] = [:]
+    /// The estimate the allocation acts on (changes under ``changeThreshold`` are ignored).
+    private(set) var acceptedEstimateKbps: Int?
+    private var upgradeWantedSince: [UInt32: NIODeadline] = [:]
+    private var probe: Probe?
+    private var probeInterval = VideoDownlinkAllocator.initialProbeInterval
+    private var lastProbeEnd: NIODeadline?
+
+    /// Creates an allocator with nothing allocated.
+    init() {}
+
+    /// Whether a probe is running.
+    var isProbing: Bool { probe != nil }
+
+    /// The stream of the layer `groupId` carries, nil when it is paused or unknown.
+    func layerStream(of groupId: UInt32, in sources: [Source]) -> UInt32? {
+        guard let index = chosen[groupId] ?? nil, let source = sources.first(where: { $0.groupId == groupId }),
+              index < source.layers.count else { return nil }
+        return source.layers[index].streamId
+    }
+
+    /// Whether `groupId` is paused by the allocation.
+    func isPaused(_ groupId: UInt32) -> Bool { chosen[groupId].map { $0 == nil } ?? false }
+
+    /// Runs the allocation for the receiver's current estimate and sources; returns what changed.
+    mutating func allocate(estimateKbps: Int, sources: [Source], now: NIODeadline) -> Changes {
+        let groups = Set(sources.map(\.groupId))
+        for gone in chosen.keys where !groups.contains(gone) {
+            chosen[gone] = nil
+            upgradeWantedSince[gone] = nil
+        }
+        if let accepted = acceptedEstimateKbps {
+            if Double(abs(estimateKbps - accepted)) >= Self.changeThreshold * Double(accepted) {
+                acceptedEstimateKbps = estimateKbps
+            }
+        } else {
+            acceptedEstimateKbps = estimateKbps
+        }
+        var budget = acceptedEstimateKbps ?? estimateKbps
+        var forced = false
+        if var running = probe {
+            if estimateKbps < running.startEstimateKbps || now - running.startedAt >= Self.probeTimeout {
+                // Failed: back to what the estimate carries, at once, and wait longer before the next probe.
+                probe = nil
+                lastProbeEnd = now
+                probeInterval = min(probeInterval * 2, Self.maximumProbeInterval)
+                acceptedEstimateKbps = estimateKbps
+                budget = estimateKbps
+            } else if Self.plan(budgetKbps: estimateKbps, sources: sources).layers[running.groupId].flatMap({ $0 })
+                        .map({ $0 >= running.layer }) == true {
+                // Succeeded: the estimate now carries what was probed.
+                probe = nil
+                lastProbeEnd = now
+                probeInterval = Self.initialProbeInterval
+                acceptedEstimateKbps = estimateKbps
+                budget = estimateKbps
+            } else {
+                running.budgetKbps = max(running.budgetKbps, estimateKbps)
+                probe = running
+                budget = running.budgetKbps
+                forced = true
+            }
+        }
+        var plan = Self.plan(budgetKbps: budget, sources: sources)
+        if probe == nil, let next = plan.nextUpgrade, now - (lastProbeEnd ?? now) >= probeInterval || lastProbeEnd == nil {
+            if lastProbeEnd == nil {
+                lastProbeEnd = now
+            } else {
+                let probeBudget = budget + next.deltaKbps
+                probe = Probe(startedAt: now, startEstimateKbps: estimateKbps, budgetKbps: probeBudget,
+                              groupId: next.groupId, layer: next.layer)
+                plan = Self.plan(budgetKbps: probeBudget, sources: sources)
+                forced = true
+            }
+        } else if plan.nextUpgrade == nil, probe == nil {
+            // Everything fits: the next shortage starts a fresh wait.
+            lastProbeEnd = nil
+        }
+        return apply(plan, sources: sources, now: now, immediately: forced)
+    }
+
+    /// Moves ``chosen`` toward `plan`: lowering and pausing at once, upgrades and resumes after ``upgradeHold``
+    /// (at once when `immediately`, for a probe); new groups at once.
+    private mutating func apply(_ plan: Plan, sources: [Source], now: NIODeadline, immediately: Bool) -> Changes {
+        var changes = Changes()
+        for source in sources.sorted(by: { $0.groupId < $1.groupId }) {
+            let group = source.groupId
+            guard let wanted = plan.layers[group] else { continue }
+            let current = chosen[group]
+            let next: Int?
+            switch (current, wanted) {
+            case (.none, _):
+                next = wanted
+            case (.some(let was?), let want?) where want < was:
+                next = want
+            case (.some(.some), .none):
+                next = nil
+            case (.some(let was), let want) where was == want:
+                next = want
+            default:
+                // An upgrade or a resume: held.
+                if immediately {
+                    next = wanted
+                } else if let since = upgradeWantedSince[group], now - since >= Self.upgradeHold {
+                    next = wanted
+                } else {
+                    if upgradeWantedSince[group] == nil { upgradeWantedSince[group] = now }
+                    continue
+                }
+            }
+            upgradeWantedSince[group] = nil
+            let previous = chosen[group]
+            chosen[group] = .some(next)
+            if previous == .some(next) { continue }
+            if let next {
+                if case .some(.none) = previous { changes.resumed.append(group) }
+                changes.layers[group] = source.layers[next].streamId
+            } else {
+                changes.paused.append(group)
+            }
+        }
+        return changes
+    }
+
+    /// The walk of `policies.md` §2.8 over `sources` within `budgetKbps` (see the type's documentation).
+    static func plan(budgetKbps: Int, sources: [Source]) -> Plan {
+        var layers: [UInt32: Int?] = [:]
+        var nextUpgrade: (groupId: UInt32, layer: Int, deltaKbps: Int)?
+        var total = 0
+        let tiers = Dictionary(grouping: sources.filter { !$0.layers.isEmpty }, by: \.priority)
+        var starved = false
+        for priority in tiers.keys.sorted(by: >) {
+            let tier = tiers[priority, default: []].sorted { $0.groupId < $1.groupId }
+            if starved {
+                for source in tier { layers[source.groupId] = .some(nil) }
+                continue
+            }
+            var index: [UInt32: Int] = [:]
+            for source in tier {
+                let cost = source.layers[0].bitrateKbps
+                if total + cost <= budgetKbps {
+                    total += cost
+                    index[source.groupId] = 0
+                } else {
+                    layers[source.groupId] = .some(nil)
+                    starved = true
+                    if nextUpgrade == nil { nextUpgrade = (source.groupId, 0, cost) }
+                }
+            }
+            var upgraded = true
+            while upgraded {
+                upgraded = false
+                for source in tier {
+                    guard let at = index[source.groupId], at + 1 < source.layers.count else { continue }
+                    let candidate = source.layers[at + 1]
+                    guard candidate.bitrateKbps <= source.targetKbps else { continue }
+                    let delta = candidate.bitrateKbps - source.layers[at].bitrateKbps
+                    if total + delta <= budgetKbps {
+                        total += delta
+                        index[source.groupId] = at + 1
+                        upgraded = true
+                    } else {
+                        starved = true
+                        if nextUpgrade == nil { nextUpgrade = (source.groupId, at + 1, delta) }
+                    }
+                }
+            }
+            for (group, at) in index { layers[group] = .some(at) }
+        }
+        return Plan(layers: layers, nextUpgrade: nextUpgrade)
+    }
+}

@@ -1,0 +1,141 @@
+import NIOCore
+import Testing
+
+@testable import CarillonServer
+
+/// The mode-4 allocation of one receiver: tiers, targets, pausing, hysteresis and probing, with exact expectations.
+struct VideoDownlinkAllocatorTests {
+    typealias Allocator = VideoDownlinkAllocator
+
+    static let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
+    static func at(_ seconds: Double) -> NIODeadline { start + .nanoseconds(Int64(seconds * 1e9)) }
+
+    /// Three simulcast layers (200/400/1100 kbps) of group `group`, stream ids group*10+1...3.
+    static func simulcast(_ group: UInt32, priority: UInt32, target: Int = 10_000) -> Allocator.Source {
+        Allocator.Source(groupId: group, priority: priority, targetKbps: target, layers: [
+            .init(streamId: group * 10 + 1, bitrateKbps: 200, width: 240, height: 135),
+            .init(streamId: group * 10 + 2, bitrateKbps: 400, width: 480, height: 270),
+            .init(streamId: group * 10 + 3, bitrateKbps: 1_100, width: 960, height: 540),
+        ])
+    }
+
+    static func single(_ group: UInt32, priority: UInt32, kbps: Int) -> Allocator.Source {
+        Allocator.Source(groupId: group, priority: priority, targetKbps: 10_000,
+                         layers: [.init(streamId: group * 10 + 1, bitrateKbps: kbps)])
+    }
+
+    @Test func higherTierIsServedToItsTargetBeforeALowerTierGetsAnything() {
+        let high = Self.simulcast(1, priority: 4_294_967_294)
+        let low = Self.simulcast(2, priority: 4_294_967_284)
+        // 1300: the high tier first (200 → 400 → 1100), then low's lowest layer fits.
+        #expect(Allocator.plan(budgetKbps: 1_300, sources: [high, low]).layers == [1: 2, 2: 0])
+        // 1200: high at the top layer, nothing left for low.
+        let tight = Allocator.plan(budgetKbps: 1_200, sources: [high, low])
+        #expect(tight.layers == [1: 2, 2: nil])
+        #expect(tight.nextUpgrade?.groupId == 2 && tight.nextUpgrade?.layer == 0 && tight.nextUpgrade?.deltaKbps == 200)
+        // 1000: high cannot reach its top layer, so the lower tier gets nothing.
+        #expect(Allocator.plan(budgetKbps: 1_000, sources: [high, low]).layers == [1: 1, 2: nil])
+        // 150: not even the lowest layer of the high source.
+        #expect(Allocator.plan(budgetKbps: 150, sources: [high, low]).layers == [1: nil, 2: nil])
+        // Plenty: both on the top layer.
+        #expect(Allocator.plan(budgetKbps: 5_000, sources: [high, low]).layers == [1: 2, 2: 2])
+    }
+
+    @Test func targetBitrateCapsUpgrades() {
+        let medium = Self.simulcast(1, priority: 7, target: 600)
+        let low = Self.simulcast(2, priority: 7, target: 300)
+        // Same tier: lowest layers first, then upgrades within target: group 1 to 400 (1100 > 600), group 2 stays.
+        let plan = Allocator.plan(budgetKbps: 5_000, sources: [medium, low])
+        #expect(plan.layers == [1: 1, 2: 0])
+        #expect(plan.nextUpgrade == nil)
+    }
+
+    @Test func sameTierSharesUpgradesRoundRobin() {
+        let a = Self.simulcast(1, priority: 9)
+        let b = Self.simulcast(2, priority: 9)
+        // 200+200 base, +200 (a to 400), +200 (b to 400) = 800; a's 700 step to 1100 does not fit in 1000.
+        #expect(Allocator.plan(budgetKbps: 1_000, sources: [a, b]).layers == [1: 1, 2: 1])
+    }
+
+    @Test func singleLayerSourcesAreServedOrPaused() {
+        let high = Self.single(1, priority: 2, kbps: 400)
+        let low = Self.single(2, priority: 1, kbps: 400)
+        #expect(Allocator.plan(budgetKbps: 500, sources: [high, low]).layers == [1: 0, 2: nil])
+        #expect(Allocator.plan(budgetKbps: 800, sources: [high, low]).layers == [1: 0, 2: 0])
+    }
+
+    @Test func lowersAtOncePausesAtOnceAndHoldsUpgrades() {
+        var allocator = Allocator()
+        let sources = [Self.simulcast(1, priority: 2), Self.simulcast(2, priority: 1)]
+        // First allocation: everything fits, applied at once.
+        #expect(allocator.allocate(estimateKbps: 3_000, sources: sources, now: Self.at(0))
+                == .init(layers: [1: 13, 2: 23]))
+        // Estimate drops: low is lowered to its 200 layer at once (1100 + 200 ≤ 1400).
+        #expect(allocator.allocate(estimateKbps: 1_400, sources: sources, now: Self.at(1))
+                == .init(layers: [2: 21]))
+        // Drops again: low is paused.
+        #expect(allocator.allocate(estimateKbps: 1_150, sources: sources, now: Self.at(2))
+                == .init(paused: [2]))
+        #expect(allocator.isPaused(2))
+        #expect(allocator.layerStream(of: 1, in: sources) == 13)
+        // Recovers: the resume is held for 2 s, then applied on the top layer.
+        #expect(allocator.allocate(estimateKbps: 3_000, sources: sources, now: Self.at(3)) == .init())
+        #expect(allocator.allocate(estimateKbps: 3_000, sources: sources, now: Self.at(4)) == .init())
+        #expect(allocator.allocate(estimateKbps: 3_000, sources: sources, now: Self.at(5))
+                == .init(resumed: [2], layers: [2: 23]))
+    }
+
+    @Test func ignoresEstimateChangesUnderFifteenPercent() {
+        var allocator = Allocator()
+        let sources = [Self.single(1, priority: 2, kbps: 500), Self.single(2, priority: 1, kbps: 500)]
+        #expect(allocator.allocate(estimateKbps: 1_050, sources: sources, now: Self.at(0)) == .init(layers: [1: 11, 2: 21]))
+        // 950 is under 10 % below 1050: nothing changes although 1000 would not fit.
+        #expect(allocator.allocate(estimateKbps: 950, sources: sources, now: Self.at(1)) == .init())
+        #expect(allocator.acceptedEstimateKbps == 1_050)
+        // 880 is 16 % below: acted on.
+        #expect(allocator.allocate(estimateKbps: 880, sources: sources, now: Self.at(2)) == .init(paused: [2]))
+        #expect(allocator.acceptedEstimateKbps == 880)
+    }
+
+    @Test func probesWhatDidNotFitAndKeepsItWhenTheEstimateGrows() {
+        var allocator = Allocator()
+        let sources = [Self.single(1, priority: 2, kbps: 400), Self.single(2, priority: 1, kbps: 400)]
+        #expect(allocator.allocate(estimateKbps: 600, sources: sources, now: Self.at(0)) == .init(paused: [2], layers: [1: 11]))
+        #expect(allocator.isPaused(2))
+        // The wait before a probe starts with the shortage; 5 s later the paused source is tried.
+        #expect(allocator.allocate(estimateKbps: 600, sources: sources, now: Self.at(4)) == .init())
+        #expect(allocator.allocate(estimateKbps: 600, sources: sources, now: Self.at(5))
+                == .init(resumed: [2], layers: [2: 21]))
+        #expect(allocator.isProbing)
+        // The estimate grows with what is sent: kept, then success once it covers both.
+        #expect(allocator.allocate(estimateKbps: 650, sources: sources, now: Self.at(6)) == .init())
+        #expect(allocator.allocate(estimateKbps: 820, sources: sources, now: Self.at(7)) == .init())
+        #expect(!allocator.isProbing)
+        #expect(!allocator.isPaused(2))
+    }
+
+    @Test func aFailedProbeRevertsAtOnceAndDoublesTheWait() {
+        var allocator = Allocator()
+        let sources = [Self.single(1, priority: 2, kbps: 400), Self.single(2, priority: 1, kbps: 400)]
+        _ = allocator.allocate(estimateKbps: 600, sources: sources, now: Self.at(0))
+        #expect(allocator.allocate(estimateKbps: 600, sources: sources, now: Self.at(5))
+                == .init(resumed: [2], layers: [2: 21]))
+        // Overuse: the estimate falls below where the probe started: paused again at once.
+        #expect(allocator.allocate(estimateKbps: 560, sources: sources, now: Self.at(6)) == .init(paused: [2]))
+        #expect(!allocator.isProbing)
+        // The next probe waits 10 s.
+        #expect(allocator.allocate(estimateKbps: 560, sources: sources, now: Self.at(15)) == .init())
+        #expect(allocator.allocate(estimateKbps: 560, sources: sources, now: Self.at(16))
+                == .init(resumed: [2], layers: [2: 21]))
+    }
+
+    @Test func forgetsSourcesThatAreGone() {
+        var allocator = Allocator()
+        let both = [Self.single(1, priority: 2, kbps: 400), Self.single(2, priority: 1, kbps: 400)]
+        _ = allocator.allocate(estimateKbps: 500, sources: both, now: Self.at(0))
+        #expect(allocator.isPaused(2))
+        _ = allocator.allocate(estimateKbps: 500, sources: [both[0]], now: Self.at(1))
+        #expect(!allocator.isPaused(2))
+        #expect(allocator.chosen.keys.sorted() == [1])
+    }
+}
