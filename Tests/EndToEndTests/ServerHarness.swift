@@ -48,7 +48,7 @@ final class ServerHarness: Sendable {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("carillon-e2e-\(UUID().uuidString)", isDirectory: true)
         var logger = Logger(label: "e2e.server")
-        logger.logLevel = .warning
+        logger.logLevel = ProcessInfo.processInfo.environment["CARILLON_E2E_SERVER_LOG"] == nil ? .warning : .debug
         let server = try await MeetingServer(
             configuration: ServerConfiguration(
                 dataDirectory: directory,

@@ -203,8 +203,10 @@ import Testing
 
         // The featured camera stops: its source becomes unavailable (the same object) and is unsubscribed; when it
         // starts again the observer is handed a new source and subscribes it: its tile comes back. (Its frames are
-        // not awaited here: in one of three runs the restarted tile showed no decoded frame within 15 s, a
-        // publication-restart matter left for a test of its own.)
+        // not awaited here: in about one run of five the restarted tile shows no decoded frame within 15 s, idle
+        // machine too. The tile is there with no frame, which a server PAUSE alone can make: the suspicion is the
+        // mode-4 allocation pausing the new source until a probe 5-30 s later. Issue 11 notes; to be fixed with a
+        // test of its own, then this wait goes back to frames.)
         featured.camera?.stop()
         featured.session.audioVideo.stopLocalVideo()
         try await viewer.tiles.wait("the featured tile removed") { _ in viewer.tiles.tiles(of: featured.attendeeId).isEmpty }
