@@ -9,8 +9,9 @@ import Testing
 
 /// A camera that stops and starts again while a receiver in server-side adaptation (mode 4) has it as its featured
 /// video (the guide's example): the restarted camera is a new source, subscribed again, and its frames must reach
-/// the receiver at once (issue 11: in about one run of five on real sockets the new tile got no frame for 15 s).
-/// Virtual time, deterministic for a seed.
+/// the receiver at once. Issue 11 saw, in about one run of five on real sockets, the new tile get no frame for 15 s;
+/// this flow (with and without a capped downlink) does not reproduce it in virtual time: the new source is never
+/// paused and its frames come within a second. Virtual time, deterministic for a seed.
 @Suite struct VirtualCameraRestartTests {
     /// What the viewer saw of the featured camera: frames decoded within 5 s of its restart, and the server's
     /// PAUSE/RESUME of it after the restart.
@@ -43,7 +44,11 @@ import Testing
         try meeting.run(for: .seconds(3))
         let restarted = meeting.now
         try meeting.startVideo(featured, color: .red, receive: false)
-        try meeting.run(for: .seconds(5))
+        // The source left INDEX and was unsubscribed; the app subscribes the new one as soon as it is handed out.
+        let viewerCore = { viewer.signaling.videoSources.contains { $0.attendeeID == featured.identity.attendeeId } }
+        while !viewerCore(), meeting.now < restarted + .seconds(3) { try meeting.run(for: .milliseconds(20)) }
+        meeting.updateVideoSubscriptions(viewer, [featured.identity.attendeeId: highest.receivePreference])
+        try meeting.run(until: restarted + .seconds(5))
         let frames = viewer.receivedFrames.filter { $0.attendeeId == featured.identity.attendeeId && $0.at >= restarted }.count
         let pauses = viewer.serverPauses.filter { $0.at >= restarted }
             .map { "\($0.paused ? "paused" : "resumed") \($0.groupIds) at \(($0.at - restarted).nanoseconds / 1_000_000) ms" }
