@@ -156,6 +156,12 @@ final class VirtualMeeting {
         if receive { client(attendee) { $0.setReceivingVideo(true, now: $1) } }
     }
 
+    /// Stops an attendee's camera (`stopLocalVideo`): the session renegotiates without sending video.
+    func stopVideo(_ attendee: Attendee) {
+        attendee.camera = nil
+        client(attendee) { $0.setSendingVideo(false, now: $1) }
+    }
+
     /// Sets an attendee's remote video subscriptions, as `updateVideoSourceSubscriptions` does (by attendee id).
     func updateVideoSubscriptions(_ attendee: Attendee, _ added: [String: SessionMediaPlan.ReceivePreference],
                                   removed: [String] = []) {
@@ -499,6 +505,9 @@ final class VirtualMeeting {
                 serverMediaOutputs(serverMedia.setVideoPaused(paused, streamIds: streamIds, for: target, now: now))
             case .selectVideoLayer(let target, let mid, let streamId):
                 serverMediaOutputs(serverMedia.selectVideoLayer(streamId, mid: mid, for: target, now: now))
+            case .updateVideoPreferences(let target, let updated, let removedMids):
+                serverMediaOutputs(serverMedia.updateVideoPreferences(updated, removedMids: removedMids, for: target,
+                                                                      now: now))
             case .endMedia(let target):
                 endServerMedia(target)
             case .audioMuted(let attendeeId, let muted):

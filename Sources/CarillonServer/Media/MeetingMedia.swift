@@ -100,6 +100,13 @@ final class MeetingMedia: @unchecked Sendable {
         timer.follow(core.nextDeadline)
     }
 
+    /// A receiver in server-side adaptation changed its preferences (REMOTE_VIDEO_UPDATE).
+    func updateVideoPreferences(_ updated: [String: VideoDownlinkPreference], removedMids: [String],
+                                connection: SignalingConnectionID) {
+        perform(core.updateVideoPreferences(updated, removedMids: removedMids, for: connection, now: eventLoop.now))
+        timer.follow(core.nextDeadline)
+    }
+
     /// Ends a session's media (it left, its socket ended, or it re-offered).
     func end(_ connection: SignalingConnectionID) {
         negotiations[connection] = nil

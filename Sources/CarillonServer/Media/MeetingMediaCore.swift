@@ -124,9 +124,10 @@ final class MeetingMediaCore {
         video.setPaused(paused, streamIds: streamIds, for: id, now: now)
     }
 
-    /// Whether the router picks the layers a session receives from its downlink estimate (``SimulcastLayerRule``).
-    func setSelectsLayersByEstimate(_ enabled: Bool, for id: SignalingConnectionID) {
-        video.setSelectsLayersByEstimate(enabled, for: id)
+    /// A receiver in server-side adaptation (mode 4) changed its preferences: REMOTE_VIDEO_UPDATE.
+    func updateVideoPreferences(_ updated: [String: VideoDownlinkPreference], removedMids: [String],
+                                for id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+        video.updatePreferences(updated, removedMids: removedMids, for: id, now: now)
     }
 
     /// A receiver chose the layer (stream id) its m-line `mid` carries: REMOTE_VIDEO_UPDATE.

@@ -138,6 +138,8 @@ struct MeetingVideoRouter {
         var lastSentAt: NIODeadline?
         var remoteEstimate: UInt64?
         var retransmissions = 0
+        /// Packets taken back from the pacer on switches down and pauses (`MeetingVideoRouter+Withdrawal.swift`).
+        var withdrawnPackets = 0
 
         /// Nothing is forwarded: the receiver or its allocation paused it.
         var isPaused: Bool { pausedByReceiver || pausedByAllocator }
@@ -160,6 +162,8 @@ struct MeetingVideoRouter {
             minimumBitrate: MeetingVideoRouter.minimumDownlinkBitrate, startBitrate: MeetingVideoRouter.startDownlinkBitrate,
             maximumBitrate: MeetingVideoRouter.maximumDownlinkBitrate))
         var pacer = Pacer(targetBitrate: MeetingVideoRouter.startDownlinkBitrate)
+        /// When the open bandwidth probe's padding is next topped up (`MeetingVideoRouter+Probing.swift`).
+        var nextProbePadding: NIODeadline?
 
         init(extensionId: UInt8) { self.extensionId = extensionId }
     }
@@ -175,8 +179,6 @@ struct MeetingVideoRouter {
         var downlinks: [Downlink] = []
         /// Present while a downlink negotiated transport-cc.
         var control: DownlinkControl?
-        /// Whether the router picks its downlinks' layers from its estimate (``SimulcastLayerRule``).
-        var selectsLayersByEstimate = false
         /// Present when the session asked for server-side adaptation (mode 4): per mid, its preference.
         var preferences: [String: VideoDownlinkPreference]?
         /// The mode-4 allocation of what the session receives (present with ``preferences`` and ``control``).
@@ -211,7 +213,7 @@ struct MeetingVideoRouter {
     var nextDeadline: NIODeadline? {
         var earliest = nextReports.earlier(nextFeedback)
         for member in members.values {
-            earliest = earliest.earlier(member.control?.pacer.nextDeadline)
+            earliest = earliest.earlier(member.control?.pacer.nextDeadline).earlier(member.control?.nextProbePadding)
             for layer in member.uplink?.layers ?? [] where layer.keyFrameRequestDeferred {
                 if let last = layer.lastKeyFrameRequest { earliest = earliest.earlier(last + Self.keyFrameRequestInterval) }
             }
@@ -324,14 +326,8 @@ struct MeetingVideoRouter {
               members[downlink.negotiated.source.publisher]?.uplink?.layerIndex(streamId: streamId) != nil
         else { return [] }
         downlink.selection.target = streamId
-        guard members[id]?.connected == true, !downlink.pausedByReceiver else { return [] }
+        guard members[id]?.connected == true, !downlink.isPaused else { return [] }
         return requestKeyFrame(for: downlink, now: now)
-    }
-
-    /// Whether the router picks the layers of session `id`'s downlinks from its downlink estimate with
-    /// ``SimulcastLayerRule`` (checked with the reports, once a second).
-    mutating func setSelectsLayersByEstimate(_ enabled: Bool, for id: SignalingConnectionID) {
-        members[id]?.selectsLayersByEstimate = enabled
     }
 
     // MARK: RTP
@@ -410,6 +406,8 @@ struct MeetingVideoRouter {
         if downlink.selection.isSwitching, layerIndex == target,
            let delta = switchPoint(media, layer: layerIndex, from: current, of: uplink, downlink: downlink,
                                    keyFrameStart: &keyFrameStart) {
+            // A switch down: what still waits for this downlink is of the layer left, and would delay the key frame.
+            if let current, layerIndex < current { withdrawQueued(downlink, of: receiver, now: now) }
             downlink.rewriter.switchSource(to: media.ssrc, timestampDelta: delta)
             downlink.selection.current = downlink.selection.target
         } else if layerIndex != current {
@@ -547,7 +545,7 @@ struct MeetingVideoRouter {
                 control.estimator.transportFeedbackReceived(feedback, now: now)
                 control.pacer.setRate(targetBitrate: member.pacingTarget)
                 // A falling estimate lowers layers at once, not at the next report.
-                if member.selectsLayersByEstimate { outputs += selectLayersByEstimate(of: id, now: now) }
+                outputs += allocateIfEstimateFell(id, now: now)
             case .senderReport(let ssrc, let ntp, let rtp, _, _, let blocks):
                 if let layer = member.uplink?.layers.first(where: { $0.ssrc == ssrc }) {
                     layer.statistics?.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
@@ -665,6 +663,7 @@ struct MeetingVideoRouter {
             if let control = members[id]?.control, let due = control.pacer.nextDeadline, due <= now {
                 pace(id, control, into: &outputs, now: now)
             }
+            sendProbePadding(id, into: &outputs, now: now)
         }
         for id in members.keys.sorted() {
             for (index, layer) in (members[id]?.uplink?.layers ?? []).enumerated() {
@@ -680,7 +679,6 @@ struct MeetingVideoRouter {
             let rates = members.keys.sorted().flatMap { layerBitrates(of: $0) }
             if !rates.isEmpty { outputs.append(.videoBitrates(rates)) }
             outputs += reports(now: now)
-            outputs += selectLayersByEstimate(now: now)
             outputs += stalledSources(now: now)
             outputs += periodicKeyFrames(now: now)
             outputs += allocateDownlinks(now: now)
@@ -777,29 +775,6 @@ struct MeetingVideoRouter {
             guard layer.description.streamId != 0, let bitrate = layer.bitrate else { return nil }
             return (layer.description.streamId, bitrate)
         }
-    }
-
-    /// For sessions whose layers the router picks: each downlink's layer from the session's estimate per stream
-    /// (``SimulcastLayerRule``, a stand-in for the per-receiver allocator).
-    private mutating func selectLayersByEstimate(now: NIODeadline) -> [MeetingMediaOutput] {
-        members.keys.sorted().flatMap { selectLayersByEstimate(of: $0, now: now) }
-    }
-
-    /// One session's layers from its estimate (``SimulcastLayerRule``), when the router picks them.
-    private mutating func selectLayersByEstimate(of id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
-        guard let member = members[id], member.connected, member.selectsLayersByEstimate,
-              let budget = member.estimatePerStream else { return [] }
-        var outputs: [MeetingMediaOutput] = []
-        for downlink in member.downlinks where !downlink.pausedByReceiver {
-            guard let uplink = members[downlink.negotiated.source.publisher]?.uplink, uplink.layers.count > 1 else { continue }
-            let layers = uplink.layers.filter { $0.ssrc != nil }
-                .map { SimulcastLayerRule.Layer(streamId: $0.description.streamId, bitrate: $0.bitrate) }
-            // Nothing to compare before the layers' first measurement: the subscribed layer stays.
-            guard layers.allSatisfy({ $0.bitrate != nil }),
-                  let chosen = SimulcastLayerRule.choose(layers, budget: Int(budget)) else { continue }
-            outputs += selectLayer(chosen, mid: downlink.negotiated.mid, for: id, now: now)
-        }
-        return outputs
     }
 
     /// What the slowest of a publisher's receivers can take of its stream, floored: the smallest of their REMBs
