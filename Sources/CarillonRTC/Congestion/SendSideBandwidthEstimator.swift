@@ -95,10 +95,6 @@ public struct SendSideBandwidthEstimator: Sendable {
     public var acknowledgedBitrate: Int? { meter.bitrate.map { Int($0) } }
     /// The delay detector's latest verdict.
     public var bandwidthUsage: BandwidthUsage { detector.usage }
-    /// Whether the path is showing its limit: an overuse measured the link's capacity (until a probe or a much
-    /// higher throughput makes the controller learn it again), or loss limits the estimate. Before the first such
-    /// sign the estimate is only the start bitrate and its ramp, not what the link carries.
-    public var hasMeasuredLimit: Bool { delayController.isNearCapacity || lossLimit != nil }
     /// The delay detector's current threshold and scaled trend (for diagnostics).
     public var delayTrend: (trend: Double, threshold: Double) { (detector.modifiedTrend, detector.threshold) }
     /// Smoothed time from sending a packet to receiving its feedback (a round trip plus the feedback interval).

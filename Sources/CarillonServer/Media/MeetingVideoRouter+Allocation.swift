@@ -52,27 +52,15 @@ extension MeetingVideoRouter {
         return members.keys.sorted().flatMap { allocateDownlinks(of: $0, now: now) }
     }
 
-    /// Runs a receiver's allocation now when its path first shows its limit, or when its estimate fell by more than
-    /// the allocator's change threshold below the estimate it acts on (a falling estimate lowers layers at once, not
-    /// at the next report); called on transport-wide feedback.
+    /// Runs a receiver's allocation now when its estimate fell by more than the allocator's change threshold below
+    /// the estimate it acts on (a falling estimate lowers layers at once, not at the next report); called on
+    /// transport-wide feedback.
     mutating func allocateIfEstimateFell(_ id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
-        guard let member = members[id], let control = member.control else { return [] }
-        if !control.limitSeen {
-            // The first sign of the path's limit: from now on the allocation acts on the estimate.
-            guard control.estimator.hasMeasuredLimit || control.estimator.bandwidthUsage == .overusing else { return [] }
-            control.limitSeen = true
-            return allocateDownlinks(of: id, now: now)
-        }
-        guard let accepted = member.allocator?.acceptedEstimateKbps,
+        guard let member = members[id], let control = member.control, let accepted = member.allocator?.acceptedEstimateKbps,
               Double(control.estimator.targetBitrate / 1000) <= (1 - VideoDownlinkAllocator.changeThreshold) * Double(accepted)
         else { return [] }
         return allocateDownlinks(of: id, now: now)
     }
-
-    /// What the allocation shares out before the path has shown its limit (``DownlinkControl/limitSeen``): the total
-    /// the Chime JS client's default downlink policy allows itself (`video.md` §3), so a new receiver on a good link is
-    /// not paused while its estimate is still climbing from the start bitrate. The first overuse or loss ends it.
-    static let budgetBeforeLimitKbps = 15_000
 
     /// One receiver's allocation: which layer each of its downlinks carries (switched at the layer's next key frame)
     /// or whether it is paused, what each may use (for the publishers' REMB), its pacing rate, PAUSE/RESUME and the
@@ -83,12 +71,8 @@ extension MeetingVideoRouter {
               control.estimator.feedbackCount > 0 else { return [] }
         var outputs: [MeetingMediaOutput] = []
         let estimateKbps = control.estimator.targetBitrate / 1000
-        // Never less than what demonstrably got through (less the margin an overuse keeps): at the first overuse or
-        // loss the estimate can still be near the start bitrate while much more was flowing.
-        let deliveredKbps = (control.estimator.acknowledgedBitrate ?? 0) * 85 / 100 / 1000
-        let budgetKbps = control.limitSeen ? max(estimateKbps, deliveredKbps) : max(estimateKbps, Self.budgetBeforeLimitKbps)
         let sources = allocationSources(of: member, preferences: preferences)
-        let changes = allocator.allocate(estimateKbps: budgetKbps, sources: sources, now: now)
+        let changes = allocator.allocate(estimateKbps: estimateKbps, sources: sources, now: now)
         member.allocator = allocator
         var resumedPublishers = Set<SignalingConnectionID>()
         for downlink in member.downlinks {

@@ -164,10 +164,6 @@ struct MeetingVideoRouter {
         var pacer = Pacer(targetBitrate: MeetingVideoRouter.startDownlinkBitrate)
         /// When the open bandwidth probe's padding is next topped up (`MeetingVideoRouter+Probing.swift`).
         var nextProbePadding: NIODeadline?
-        /// Whether the path has shown its limit once (an overuse, or loss limiting the estimate). Until then the
-        /// estimate is the start bitrate and its ramp, not the link's capacity, and the mode-4 allocation does not
-        /// pause or lower anything on it (`MeetingVideoRouter+Allocation.swift`).
-        var limitSeen = false
 
         init(extensionId: UInt8) { self.extensionId = extensionId }
     }
