@@ -214,6 +214,12 @@ final class MeetingMediaCore {
         mixer?.receive(packet, from: participant, level: level, arrival: now)
     }
 
+    /// Takes back the array of a datagram the shell has sent (consumed), for the video router to build a later
+    /// downlink packet in; arrays too small for a datagram, or beyond the pool's limit, are let go.
+    func recycle(_ datagram: consuming [UInt8]) {
+        video.recycle(consume datagram)
+    }
+
     /// Takes the RTCP packets of one compound from a session: proof its uplink lives (a muted attendee sends no
     /// audio), its sender reports for the LSR/DLSR echo, and its video feedback (what to send comes back).
     @discardableResult

@@ -29,9 +29,10 @@ import NIOCore
 ///   estimate goes out as BITRATES `server_available_outgoing_bitrate` (`MeetingVideoRouter+Allocation.swift`).
 ///
 /// ``MeetingMediaCore`` owns it and feeds it; it returns ``MeetingMediaOutput``s, appended to a buffer the caller
-/// reuses. Per forwarded packet and receiver: one array, the downlink's copy, built once with room for the SRTP tag
-/// (it becomes the datagram; the send history copies it into a recycled buffer, so it stays unshared and is
-/// protected in place), and O(1) work through a publisher → downlinks route table rebuilt only when subscriptions
+/// reuses. Per forwarded packet and receiver: one array from the router's ``DatagramBufferPool``, the downlink's
+/// copy, built with room for the SRTP tag (it becomes the datagram; the send history copies it into a recycled
+/// buffer, so it stays unshared and is protected in place; the shell gives it back to the pool once the socket's
+/// outbox has copied it, so in steady state nothing is allocated), and O(1) work through a publisher → downlinks route table rebuilt only when subscriptions
 /// change. `carillon bench forward --video-receivers N` measures it.
 ///
 /// Threading: not thread-safe; the meeting's event loop owns it.
@@ -208,6 +209,13 @@ struct MeetingVideoRouter {
     private(set) var routes: [SignalingConnectionID: [(receiver: SignalingConnectionID, index: Int)]] = [:]
     private var nextReports: NIODeadline?
     private var nextFeedback: NIODeadline?
+    /// The arrays downlink packets are built in; the shell gives each back once its outbox has copied it
+    /// (``recycle(_:)``), so forwarding allocates none in steady state.
+    private(set) var datagramPool = DatagramBufferPool(limit: MeetingVideoRouter.datagramPoolLimit)
+    /// The most spare datagram arrays one meeting keeps (about 384 KiB): more than one turn of a 10 × 10 meeting
+    /// has in flight (a packet per receiver plus what the pacers hold); a key-frame burst beyond it allocates and the
+    /// surplus is let go when it comes back.
+    static let datagramPoolLimit = 256
 
     /// When ``tick(now:)`` is next due. Read after every packet (the shell re-arms its timer), so it allocates nothing.
     var nextDeadline: NIODeadline? {
@@ -399,7 +407,7 @@ struct MeetingVideoRouter {
     /// (layer index `target`) at the target's next key frame, mapping timestamps through both layers' sender reports;
     /// while the current layer's report or the target's is missing it keeps the current layer. `keyFrameStart` caches
     /// whether the packet starts a key frame, worked out only when a downlink is switching.
-    private func forward(_ media: RTPPacket, layer layerIndex: Int, of uplink: Uplink, target: Int?,
+    private mutating func forward(_ media: RTPPacket, layer layerIndex: Int, of uplink: Uplink, target: Int?,
                          to receiver: SignalingConnectionID, downlink: Downlink, keyFrameStart: inout Bool?,
                          now: NIODeadline) -> [UInt8]? {
         let current = uplink.layerIndex(streamId: downlink.selection.current)
@@ -416,12 +424,16 @@ struct MeetingVideoRouter {
             // The layer restarted on a new SSRC: continue at its next key frame.
             downlink.rewriter.switchSource(to: media.ssrc)
         }
-        var bytes = Self.downlinkPacket(media, payloadType: downlink.negotiated.payloadType,
-                                        transportCCExtensionId: members[receiver]?.control?.extensionId)
+        var bytes = datagramPool.take()
+        Self.writeDownlinkPacket(media, payloadType: downlink.negotiated.payloadType,
+                                 transportCCExtensionId: members[receiver]?.control?.extensionId, into: &bytes)
         guard let header = try? RTPHeader(reading: bytes),
               downlink.rewriter.rewrite(&bytes, header: header, now: now) == .forward,
               let sent = try? RTPHeader(reading: bytes)
-        else { return nil }
+        else {
+            datagramPool.recycle(consume bytes)
+            return nil
+        }
         downlink.history.store(sequenceNumber: sent.sequenceNumber, packet: bytes, now: now)
         downlink.packetsSent &+= 1
         downlink.octetsSent &+= UInt32(truncatingIfNeeded: sent.payloadRange.count)
@@ -454,9 +466,12 @@ struct MeetingVideoRouter {
     /// A downlink's copy of `media` in one array sized for SRTP: its header with `payloadType`, no extension but a
     /// transport-wide sequence number when the downlink is congestion controlled (zero here: it is written as the
     /// packet leaves the pacer), and the payload. The rewriter then gives it the downlink's SSRC and numbers.
-    static func downlinkPacket(_ media: RTPPacket, payloadType: UInt8, transportCCExtensionId: UInt8?) -> [UInt8] {
+    /// It is written into `bytes`, emptied first with its storage kept: a pooled array of
+    /// ``DatagramBufferPool/bufferCapacity`` holds a packet of up to 1464 payload bytes without growing.
+    static func writeDownlinkPacket(_ media: RTPPacket, payloadType: UInt8, transportCCExtensionId: UInt8?,
+                                    into bytes: inout [UInt8]) {
         let extensionBytes = transportCCExtensionId == nil ? 0 : 8
-        var bytes: [UInt8] = []
+        bytes.removeAll(keepingCapacity: true)
         bytes.reserveCapacity(12 + extensionBytes + media.payload.count + srtpTagRoom)
         bytes.append(0x80 | (transportCCExtensionId == nil ? 0 : 0x10))
         bytes.append((media.marker ? 0x80 : 0) | payloadType & 0x7F)
@@ -476,7 +491,12 @@ struct MeetingVideoRouter {
             bytes.append(0)
         }
         bytes.append(contentsOf: media.payload)
-        return bytes
+    }
+
+    /// Takes back an array a downlink packet was built in, once its datagram has been written (consumed; see
+    /// ``DatagramBufferPool/recycle(_:)`` for what is kept).
+    mutating func recycle(_ datagram: consuming [UInt8]) {
+        datagramPool.recycle(consume datagram)
     }
 
     /// Sends a packet to a session: straight out, or through its pacer when its downlink is congestion controlled.
