@@ -116,6 +116,7 @@ public final class MediaPort: @unchecked Sendable {
         try await channel.eventLoop.submit { [router] in
             var statistics = router.statistics
             statistics.receiveBuffersAllocated = router.receivePool.freshAllocations
+            statistics.receiveBuffersReleased = router.receivePool.released
             return statistics
         }.get()
     }
@@ -138,7 +139,9 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
     /// The arrays datagrams are read into; drivers give them back once handled.
     var receivePool = DatagramBufferPool(limit: MediaPort.receivePoolLimit)
     /// Datagrams of the current read burst for connections owned by other loops, by loop.
-    private var pending: [ObjectIdentifier: (loop: any EventLoop, datagrams: [(PeerConnectionDriver, [UInt8], STUNAddress)])] = [:]
+    /// A short list (one entry per loop, a handful at most), searched linearly: each entry is moved out whole when
+    /// handed over, which a dictionary's values cannot be without a second reference to the list.
+    private var pending: [(loop: any EventLoop, datagrams: [(PeerConnectionDriver, [UInt8], STUNAddress)])] = []
 
     func register(_ driver: PeerConnectionDriver, usernameFragment: String) {
         if let previous = byFragment[usernameFragment], previous !== driver { unregister(previous) }
@@ -176,19 +179,22 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
         }
         if driver.eventLoop.inEventLoop {
             driver.receive(consume bytes, from: source)
+        } else if let index = pending.firstIndex(where: { $0.loop === driver.eventLoop }) {
+            pending[index].datagrams.append((driver, consume bytes, source))
         } else {
-            pending[ObjectIdentifier(driver.eventLoop), default: (driver.eventLoop, [])].datagrams
-                .append((driver, bytes, source))
+            pending.append((driver.eventLoop, [(driver, consume bytes, source)]))
         }
     }
 
     /// The end of a read burst: each other loop gets what arrived for it in one hop.
     func channelReadComplete(context: ChannelHandlerContext) {
-        for (_, batch) in pending {
-            let handOver = DatagramBatch(batch.datagrams)
-            batch.loop.execute { handOver.deliver() }
+        while let (loop, datagrams) = pending.popLast() {
+            // Moved out of the list and consumed into the hand-over, so the target loop, which may run it before this
+            // turn ends, holds the only reference to the list and to each datagram: each is decrypted in place and
+            // given back with its storage, never copied.
+            let handOver = DatagramBatch(consume datagrams)
+            loop.execute { handOver.deliver() }
         }
-        pending.removeAll(keepingCapacity: true)
         context.fireChannelReadComplete()
     }
 

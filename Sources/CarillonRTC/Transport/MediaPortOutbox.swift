@@ -66,7 +66,8 @@ final class MediaPortOutbox: @unchecked Sendable {
             // Swapped out, not copied, so each array stays the only reference to its storage.
             var spent: [[UInt8]] = []
             swap(&spent, &givenBack)
-            let handOver = GivenBackDatagrams(spent)
+            // Consumed: the socket's loop may run the hand-over before this turn ends, and must hold the only reference.
+            let handOver = GivenBackDatagrams(consume spent)
             channel.eventLoop.execute {
                 if !batch.isEmpty { Self.write(batch, to: channel, onWritten: onWritten) }
                 handOver.deliver(to: onGivenBack)

@@ -13,6 +13,8 @@ public struct MediaPortStatistics: Sendable, Equatable {
     /// Arrays allocated to read datagrams into because the port's receive pool had none spare; it stops growing once
     /// the connections give handled datagrams back (none allocated per datagram in steady state).
     public var receiveBuffersAllocated = 0
+    /// Received datagrams' arrays the pool let go when they came back (it was full, or they had lost their capacity).
+    public var receiveBuffersReleased = 0
 
     /// All zero.
     public init() {}

@@ -21,7 +21,7 @@ public final class VideoForwardingBenchmark {
     /// The meeting's core (tests read its pool).
     let core: MeetingMediaCore
     private var outputs: [MeetingMediaOutput] = []
-    /// Each receiver's outbound SRTP context, by connection number; empty without SRTP.
+    /// Each session's outbound SRTP context, by connection number (the publisher first); empty without SRTP.
     private let contexts: [any SRTPContext]
     private var ring = SendBufferRing(allocator: ByteBufferAllocator())
     private var now: NIODeadline
@@ -36,7 +36,8 @@ public final class VideoForwardingBenchmark {
         precondition(receivers > 0 && packetCount > 0, "a benchmark forwards at least one packet to one receiver")
         self.receivers = receivers
         contexts = try profile.map { profile in
-            try (0..<receivers).map { index in
+            // One per session, the publisher's first: the audio mix goes to every attendee.
+            try (0...receivers).map { index in
                 try OpenSSLSRTPContext(profile: profile, masterKey: [UInt8](repeating: UInt8(index & 0xFF), count: profile.keyLength),
                                        masterSalt: [UInt8](repeating: 7, count: profile.saltLength))
             }
@@ -112,23 +113,27 @@ public final class VideoForwardingBenchmark {
     }
 
     /// Sends the RTP packets of `outputs` the way out of the server (each moved out, so it stays unshared) and
-    /// leaves the list empty with its capacity; returns how many.
+    /// leaves the list empty with its capacity; returns how many were video (the audio mix, which the core's timer
+    /// also sends to every attendee, goes out the same way but is not counted).
     private func sendDraining(_ outputs: inout [MeetingMediaOutput]) -> Int {
         var sent = 0
         outputs.reverse()
         while let output = outputs.popLast() {
             guard case .rtp(let receiver, let packet) = consume output else { continue }
+            if packet.count > 1, packet[1] & 0x7F != Self.audioPayloadType { sent += 1 }
             core.recycle(transmit(packet, to: receiver))
-            sent += 1
         }
         return sent
     }
+
+    /// The Opus payload type of the benchmark's offers.
+    static let audioPayloadType: UInt8 = 111
 
     /// What `PeerConnection.sendRTP` and the port's outbox do with one packet: protect in place, copy into the ring.
     private func transmit(_ packet: consuming [UInt8], to receiver: SignalingConnectionID) -> [UInt8] {
         var datagram = consume packet
         guard !contexts.isEmpty else { return datagram }
-        try? contexts[Int(receiver.rawValue) - 2].protectRTP(&datagram)
+        try? contexts[Int(receiver.rawValue) - 1].protectRTP(&datagram)
         _ = ring.buffer(holding: datagram)
         return datagram
     }
