@@ -19,6 +19,11 @@ public final class PeerConnectionSocket: @unchecked Sendable {
         self.localAddress = localAddress
     }
 
+    /// Receive buffer size asked for: a client receiving many videos gets their key frames at once (ten 720p key
+    /// frames are about 1 MB), more than the default ~200 KiB holds while its loop is busy decoding. The kernel caps
+    /// it at `net.core.rmem_max`.
+    public static let receiveBufferBytes = 2 << 20
+
     /// Binds a UDP socket on one of `group`'s loops (port 0 picks a free one).
     public static func bind(host: String, port: Int = 0, group: any EventLoopGroup) async throws -> PeerConnectionSocket {
         try await bind(host: host, port: port, on: group.next()).get()
@@ -30,6 +35,7 @@ public final class PeerConnectionSocket: @unchecked Sendable {
         let handler = DatagramHandler()
         return DatagramBootstrap(group: eventLoop)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBufferBytes))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
             }
