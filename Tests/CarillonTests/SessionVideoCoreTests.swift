@@ -117,6 +117,56 @@ import Testing
         var mediaPackets: Int { mediaPacketsSent }
     }
 
+    /// A camera stopped and started again on the same transport sends from the same SSRC: its numbering continues
+    /// where it stopped (media and transport-wide), or the server's SRTP replay window would drop the restarted
+    /// camera's packets whenever a fresh random start fell behind what it had seen.
+    @Test func aRestartedCameraContinuesItsNumbering() throws {
+        let core = SessionVideoCore()
+        let pattern = try VideoTestPattern(width: 320, height: 180, color: .red)
+        let send = SessionVideoCore.SendConfiguration(
+            ssrc: Self.mediaSSRC, rtxSSRC: Self.mediaSSRC + 1, payloadType: 96, rtxPayloadType: 97,
+            transportCCExtensionId: 3, cname: "camera", maximumBitrate: 0, screenContent: false)
+        var now = Self.start
+        var frame = 0
+        /// Media packets' (sequence, transport-wide sequence) as they leave, over `frames` frames 66 ms apart.
+        func run(frames: Int) -> [(UInt16, UInt16)] {
+            var sent: [(UInt16, UInt16)] = []
+            func collect(_ effects: [SessionMediaEffect]) {
+                for case .sendRTP(let bytes) in effects {
+                    guard let packet = try? RTPPacket(parsing: bytes), packet.ssrc == Self.mediaSSRC,
+                          let value = packet.extensionBytes(id: 3),
+                          let transport = RTPHeaderExtensionValue.transportSequenceNumber(value) else { continue }
+                    sent.append((packet.sequenceNumber, transport))
+                }
+            }
+            for _ in 0..<frames {
+                let frameEnd = now + .milliseconds(66)
+                collect(core.send(pattern.image(frame: frame), timestampNanoseconds: Int64(frame) * 66_000_000, now: now))
+                while let due = core.nextDeadline, due < frameEnd {
+                    now = max(now, due)
+                    collect(core.tick(now: now))
+                }
+                frame += 1
+                now = frameEnd
+            }
+            return sent
+        }
+        _ = core.configure(send: send, receive: [], reportSSRC: 1, now: now)
+        let first = run(frames: 10)
+        try #require(first.count >= 10)
+        _ = core.configure(send: nil, receive: [], reportSSRC: 1, now: now)
+        #expect(run(frames: 3).isEmpty)
+        _ = core.configure(send: send, receive: [], reportSSRC: 1, now: now)
+        let second = run(frames: 10)
+        try #require(!second.isEmpty)
+        let last = try #require(first.last), next = try #require(second.first)
+        #expect(next.0 == last.0 &+ 1)
+        #expect(next.1 == last.1 &+ 1)
+        for (previous, packet) in zip(first + second, (first + second).dropFirst()) {
+            #expect(packet.0 == previous.0 &+ 1)
+        }
+    }
+
     @Test func aVideoNobodyLooksAtIsReceivedButNotDecodedAndAnnouncedOnce() throws {
         let pair = try Pair()
         pair.run(frames: 30)

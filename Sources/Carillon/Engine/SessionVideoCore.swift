@@ -165,6 +165,12 @@ final class SessionVideoCore {
     }
 
     private var sender: Sender?
+    /// The next RTP sequence number of each SSRC this session has sent video from (camera and RTX), and the next
+    /// transport-wide one, kept when the camera stops. A camera started again on the same transport sends from the
+    /// same SSRCs, and the server's SRTP replay window (RFC 3711 §3.3.2) drops every packet numbered behind what it
+    /// has already seen: a fresh random start would lose the restarted camera whenever it fell behind.
+    private var continuedSequenceNumbers: [UInt32: UInt16] = [:]
+    private var continuedTransportSequenceNumber: UInt16 = 0
     private var receivers: [UInt32: Receiver] = [:]
     private var rtxToMedia: [UInt32: UInt32] = [:]
     /// Transport-wide feedback about received video, when a receive m-line negotiated it.
@@ -229,22 +235,34 @@ final class SessionVideoCore {
                    now: NIODeadline) -> [SessionMediaEffect] {
         self.reportSSRC = reportSSRC
         if let send {
-            if sender?.configuration.ssrc != send.ssrc {
+            let sender: Sender
+            if let current = self.sender, current.configuration.ssrc == send.ssrc {
+                sender = current
+                sender.configuration = send
+            } else {
+                retireSender()
                 let estimator = SendSideBandwidthEstimator(configuration: .init(
                     minimumBitrate: Self.minimumBitrate, startBitrate: Self.startBitrate,
                     maximumBitrate: send.maximumBitrate > 0 ? send.maximumBitrate : Self.defaultMaximumBitrate))
                 sender = Sender(configuration: send, estimator: estimator)
-                sender?.keyFrameRequested = true
-            } else {
-                sender?.configuration = send
+                if let next = continuedSequenceNumbers[send.ssrc] { sender.sequenceNumber = next }
+                sender.transportSequenceNumber = continuedTransportSequenceNumber
+                sender.keyFrameRequested = true
+                self.sender = sender
             }
             if let rtxType = send.rtxPayloadType {
-                sender?.rtx = RTXStream(ssrc: send.rtxSSRC, payloadTypes: [send.payloadType: rtxType])
+                let payloadTypes = [send.payloadType: rtxType]
+                if sender.rtx?.ssrc != send.rtxSSRC || sender.rtx?.payloadTypes != payloadTypes {
+                    if let old = sender.rtx { continuedSequenceNumbers[old.ssrc] = old.nextSequenceNumber }
+                    sender.rtx = RTXStream(ssrc: send.rtxSSRC, payloadTypes: payloadTypes,
+                                           firstSequenceNumber: continuedSequenceNumbers[send.rtxSSRC] ?? .random(in: 0...UInt16.max))
+                }
             } else {
-                sender?.rtx = nil
+                if let old = sender.rtx { continuedSequenceNumbers[old.ssrc] = old.nextSequenceNumber }
+                sender.rtx = nil
             }
         } else {
-            sender = nil
+            retireSender()
         }
         var effects: [SessionMediaEffect] = []
         let wanted = Dictionary(tracks.map { ($0.ssrc, $0) }, uniquingKeysWith: { first, _ in first })
@@ -313,6 +331,15 @@ final class SessionVideoCore {
         receiver.lastKeyFrameRequest = now
         receiver.plisSent += 1
         return [.sendRTCP(Self.compound(reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc)))]
+    }
+
+    /// Ends the camera stream, keeping where its numbering stopped (see ``continuedSequenceNumbers``).
+    private func retireSender() {
+        guard let sender else { return }
+        continuedSequenceNumbers[sender.configuration.ssrc] = sender.sequenceNumber
+        if let rtx = sender.rtx { continuedSequenceNumbers[rtx.ssrc] = rtx.nextSequenceNumber }
+        continuedTransportSequenceNumber = sender.transportSequenceNumber
+        self.sender = nil
     }
 
     /// The media connection ended: every received video ends.
