@@ -1,0 +1,40 @@
+import CarillonCodecs
+import CarillonRTC
+import NIOCore
+import Testing
+
+@testable import Carillon
+@testable import CarillonServer
+
+/// Server-side adaptation (mode 4) when a receiver starts: its downlink estimate begins at the start bitrate, not at
+/// what the link carries, so an allocation acting on it would pause sources a good link could carry until the
+/// estimate climbed (seen as tiles `pausedForPoorConnection` for seconds in the `carillon join` bots' test). Virtual
+/// time, deterministic for a seed.
+@Suite struct VirtualVideoStartTests {
+    /// Eight cameras (about 400 kbit/s each, 3.2 Mbit/s together: above the 2.5 Mbit/s start estimate) and a viewer
+    /// subscribed to all of them on an uncapped link.
+    @Test func aReceiverOnAGoodLinkGetsEverySourceFromTheStartWithoutAPause() throws {
+        let meeting = try VirtualMeeting(seed: 11)
+        let conditions = LinkConditions(delay: .milliseconds(20))
+        let colors = VideoTestPattern.Color.palette
+        var senders: [VirtualMeeting.Attendee] = []
+        for index in colors.indices { senders.append(try meeting.join("camera\(index)", frequency: nil, conditions: conditions)) }
+        let viewer = try meeting.join("viewer", frequency: nil, conditions: conditions)
+        try meeting.run(for: .seconds(2))
+        for (sender, color) in zip(senders, colors) { try meeting.startVideo(sender, color: color, receive: false) }
+        try meeting.startVideo(viewer, color: .blue, sending: false)
+        try meeting.run(for: .seconds(1))
+        let subscribed = meeting.now
+        var preferences: [String: SessionMediaPlan.ReceivePreference] = [:]
+        for sender in senders { preferences[sender.identity.attendeeId] = VideoSubscriptionConfiguration().receivePreference }
+        meeting.updateVideoSubscriptions(viewer, preferences)
+        try meeting.run(for: .seconds(8))
+        let pauses = viewer.serverPauses.map { "\($0.paused ? "paused" : "resumed") \($0.groupIds) at \(($0.at - subscribed).nanoseconds / 1_000_000) ms" }
+        #expect(pauses.isEmpty, "\(pauses)")
+        #expect(viewer.pausedVideos.isEmpty, "\(viewer.pausedVideos.map(\.attendeeId))")
+        // Every camera at 15 fps over the last 4 s, a few frames of slack.
+        var frames: [String: Int] = [:]
+        for frame in viewer.receivedFrames where frame.at >= meeting.now - .seconds(4) { frames[frame.attendeeId, default: 0] += 1 }
+        for sender in senders { #expect(frames[sender.identity.attendeeId, default: 0] >= 50, "\(frames)") }
+    }
+}
