@@ -107,6 +107,34 @@ import Testing
         #expect(core.isMuted("a-1") && !core.isMuted("b-2"))
     }
 
+    /// An attendee that joins muted says so in SUBSCRIBE `audio_muted` (with its `audio_host`): the others' roster
+    /// and the mixer learn it then, without waiting for an AUDIO_CONTROL. Without audio the field means nothing.
+    @Test func theMuteStateInSubscribeIsApplied() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        let videoOnly = core.receive(frame(.subscribe) { $0.sub.sdpOffer = "v=0 offer"; $0.sub.audioMuted = true }, from: c1, now: start)
+        #expect(!core.isMuted("a-1"))
+        #expect(!videoOnly.contains { if case .audioMuted = $0 { true } else { false } })
+        let outputs = core.receive(frame(.subscribe) {
+            $0.sub.sdpOffer = "v=0 offer"
+            $0.sub.audioHost = "udp://127.0.0.1:3478"
+            $0.sub.audioMuted = true
+        }, from: c1, now: start)
+        #expect(core.isMuted("a-1") && !core.isMuted("b-2"))
+        #expect(outputs.contains { if case .audioMuted("a-1", true) = $0 { true } else { false } })
+        let entry = sent(outputs, to: c2).first?.audioStreamIDInfo.streams.first
+        #expect(entry?.hasMuted == true && entry?.muted == true)
+        #expect(outputs.contains { if case .subscribe(c1, "a-1", "v=0 offer", _) = $0 { true } else { false } })
+        // Unmuted in a later SUBSCRIBE (a renegotiation after unmuting): applied the same way.
+        _ = core.receive(frame(.subscribe) {
+            $0.sub.sdpOffer = "v=0 offer 2"
+            $0.sub.audioHost = "udp://127.0.0.1:3478"
+            $0.sub.audioMuted = false
+        }, from: c1, now: start)
+        #expect(!core.isMuted("a-1"))
+    }
+
     @Test func subscribeNeedsAJoinAndAnOfferAndLeaveEndsMedia() {
         var core = MeetingSignalingCore(meetingId: "m")
         _ = core.accept(c1, identity: alice, now: start)

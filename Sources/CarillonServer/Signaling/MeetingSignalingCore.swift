@@ -197,8 +197,14 @@ public struct MeetingSignalingCore: Sendable {
             if Self.isContent(state.identity.attendeeId), !state.periodicKeyFramesDisabled {
                 video.keyFrameInterval = configuration.contentKeyFrameInterval
             }
-            return [.subscribe(connection, attendeeId: state.identity.attendeeId, offer: frame.sub.sdpOffer,
-                               video: video)]
+            // The initial mute state travels with the audio in SUBSCRIBE (signaling.md §3.15): applied before the offer
+            // is answered, so everyone's roster shows it and the mixer never mixes an attendee who joined muted.
+            var outputs: [MeetingSignalingOutput] = []
+            if frame.sub.hasAudioMuted, !frame.sub.audioHost.isEmpty {
+                outputs = setMuted(state.identity.attendeeId, frame.sub.audioMuted, now: now)
+            }
+            return outputs + [.subscribe(connection, attendeeId: state.identity.attendeeId, offer: frame.sub.sdpOffer,
+                                         video: video)]
         case .pause, .resume:
             guard state.joined, !state.left else { return notJoinedWarning(connection, state, now) }
             let ids = frame.pause.streamIds
