@@ -85,10 +85,14 @@ public struct AudioFrame: Hashable, Sendable {
     public func stereoUpmix() -> AudioFrame {
         if format.channels == 2 { return self }
         let mono = format.channels == 1 ? self : monoDownmix()
-        var stereo = [Int16](repeating: 0, count: mono.samples.count * 2)
-        for (index, sample) in mono.samples.enumerated() {
-            stereo[2 * index] = sample
-            stereo[2 * index + 1] = sample
+        let stereo = [Int16](unsafeUninitializedCapacity: mono.samples.count * 2) { output, initialized in
+            mono.samples.withUnsafeBufferPointer { input in
+                for index in 0..<input.count {
+                    output[2 * index] = input[index]
+                    output[2 * index + 1] = input[index]
+                }
+            }
+            initialized = mono.samples.count * 2
         }
         return AudioFrame(format: AudioFormat(sampleRate: format.sampleRate, channels: 2), samples: stereo)
     }
