@@ -153,7 +153,7 @@ import Testing
     }
 
     @Test func theBitrateSplitDropsTheUpperLayerUnderACap() throws {
-        // Capped at 300 kbps: low takes 200, and the 100 left is under mid's minimum (30 % of 360 = 108 kbps).
+        // Capped at 300 kbps: low takes 200, and the 100 left is under mid's minimum (150 kbps).
         let core = Self.sender(Self.lowAndMid, maximumBitrate: 300_000)
         let pattern = try VideoTestPattern(width: 640, height: 360, color: .blue)
         var now = Self.start

@@ -51,9 +51,9 @@ import Testing
         // The low layer first, the rest to hi up to its cap.
         #expect(SimulcastUplinkPolicy.allocate(2_000_000, to: lowHi) == [300_000, 0, 1_200_000])
         #expect(SimulcastUplinkPolicy.allocate(1_000_000, to: lowHi) == [300_000, 0, 700_000])
-        // hi needs 30 % of its cap (360 kbps): with 659 kbps it is not sent.
-        #expect(SimulcastUplinkPolicy.allocate(660_000, to: lowHi) == [300_000, 0, 360_000])
-        #expect(SimulcastUplinkPolicy.allocate(659_000, to: lowHi) == [300_000, 0, 0])
+        // hi needs 150 kbps: with 449.999 kbps it is not sent.
+        #expect(SimulcastUplinkPolicy.allocate(450_000, to: lowHi) == [300_000, 0, 150_000])
+        #expect(SimulcastUplinkPolicy.allocate(449_999, to: lowHi) == [300_000, 0, 0])
         // The lowest layer is always sent, at least at its minimum.
         #expect(SimulcastUplinkPolicy.allocate(100_000, to: lowHi) == [100_000, 0, 0])
         #expect(SimulcastUplinkPolicy.allocate(0, to: lowHi) == [30_000, 0, 0])
@@ -61,8 +61,8 @@ import Testing
         #expect(SimulcastUplinkPolicy.allocate(900_000, to: midOnly) == [0, 900_000, 0])
         let lowMid = SimulcastUplinkPolicy.layers(participants: 9, publishers: 7, highResolution: false)
         #expect(SimulcastUplinkPolicy.allocate(500_000, to: lowMid) == [200_000, 300_000, 0])
-        // mid needs 30 % of 360 kbps.
-        #expect(SimulcastUplinkPolicy.allocate(308_000, to: lowMid) == [200_000, 108_000, 0])
-        #expect(SimulcastUplinkPolicy.allocate(307_999, to: lowMid) == [200_000, 0, 0])
+        // mid needs 150 kbps.
+        #expect(SimulcastUplinkPolicy.allocate(350_000, to: lowMid) == [200_000, 150_000, 0])
+        #expect(SimulcastUplinkPolicy.allocate(349_999, to: lowMid) == [200_000, 0, 0])
     }
 }

@@ -38,4 +38,40 @@ import Testing
         #expect(frames.allSatisfy { $0.counter != nil && $0.color == .red })
         #expect(bob.receivedSizes.allSatisfy { $0 == (640, 360) })
     }
+
+    @Test func withThreePublishersLowAndHiAreSentAndListed() throws {
+        let meeting = try VirtualMeeting(seed: 22)
+        let names = ["alice", "bob", "carol"]
+        let colors: [VideoTestPattern.Color] = [.red, .green, .blue]
+        let attendees = try names.map { try meeting.join($0, frequency: nil) }
+        try meeting.run(for: .seconds(2))
+        for (attendee, color) in zip(attendees, colors) {
+            try meeting.startVideo(attendee, color: color, simulcast: true, width: 640, height: 360)
+        }
+        try meeting.run(for: .seconds(12))
+        let alice = attendees[0]
+        let layers = try #require(alice.subscribes.last?.sendStreams.filter { $0.mediaType == .video })
+        #expect(layers.map(\.maxBitrateKbps) == [300, 0, 1_200])
+        #expect(layers.map { [$0.width, $0.height] } == [[160, 90], [320, 180], [640, 360]])
+        // INDEX lists the two active layers with their sizes, not the disabled one.
+        for receiver in attendees.dropFirst() {
+            let entries = Self.indexed(receiver, of: alice)
+            #expect(entries.map { Array($0[1...]) } == [[300, 160, 90], [1_200, 640, 360]], "\(receiver.name)")
+        }
+        // Both layers went out and the server measured both (BITRATES); mid never.
+        let streamIds = Self.indexed(attendees[1], of: alice).map { $0[0] }
+        #expect(alice.video.layerFramesEncoded[0] > 100 && alice.video.layerFramesEncoded[1] == 0)
+        #expect(alice.video.layerFramesEncoded[2] > 0)
+        for streamId in streamIds {
+            #expect((attendees[1].streamBitrates[streamId] ?? 0) > 0, "stream \(streamId): \(attendees[1].streamBitrates)")
+        }
+        // Every receiver decodes every other camera.
+        for receiver in attendees {
+            for (other, color) in zip(attendees, colors) where other !== receiver {
+                let frames = receiver.receivedFrames.filter { $0.attendeeId == other.identity.attendeeId }
+                #expect(frames.count > 60, "\(receiver.name) ← \(other.name): \(frames.count) frames")
+                #expect(frames.filter { $0.color != color }.isEmpty, "\(receiver.name) ← \(other.name)")
+            }
+        }
+    }
 }

@@ -17,9 +17,11 @@ struct SimulcastLayerSetting: Sendable, Equatable {
     /// Whether the layer is sent.
     var isActive: Bool { maxBitrateKbps > 0 }
 
-    /// The least bitrate the layer is worth sending at, bit/s: 30 kbps for the lowest layer sent, else 30 % of its
-    /// cap (below that a higher layer would look worse than the one under it).
+    /// The least bitrate the layer is worth sending at, bit/s: 30 kbps for the lowest layer sent, else 150 kbps
+    /// (libwebrtc's minimum for a 640×360 layer). libwebrtc asks more of larger layers and probes the link to get
+    /// there; Carillon does not probe, and the estimate grows only to 1.5× what is sent, so an upper layer starts
+    /// small and grows with the estimate.
     func minimumBitrate(lowest: Bool) -> Int {
-        lowest ? SimulcastUplinkPolicy.lowestLayerMinimumBitrate : Int(maxBitrateKbps) * 1_000 * 3 / 10
+        lowest ? SimulcastUplinkPolicy.lowestLayerMinimumBitrate : SimulcastUplinkPolicy.upperLayerMinimumBitrate
     }
 }

@@ -13,6 +13,8 @@ enum SimulcastUplinkPolicy {
     static let rids = ["low", "mid", "hi"]
     /// The lowest layer sent is worth sending down to this bitrate (bit/s).
     static let lowestLayerMinimumBitrate = 30_000
+    /// A layer above the lowest one sent needs at least this (bit/s).
+    static let upperLayerMinimumBitrate = 150_000
 
     /// The layers for a meeting of `participants` (INDEX `num_participants`, 0 when unknown) in which `publishers`
     /// attendees send video (the remote publishers plus this one), for a source of `width`×`height` (0 when unknown);
