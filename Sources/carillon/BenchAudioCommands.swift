@@ -140,6 +140,9 @@ extension BenchCommand {
         var video = false
         @Flag(name: .customLong("voice-focus"), help: "Measure the session with Voice Focus on (`carillon join --voice-focus`).")
         var voiceFocus = false
+        @Option(name: .customLong("audio-in"),
+                help: "What the measured session says, as `carillon join --audio-in` takes it (a WAV file must last the whole run). Voice Focus suppresses a tone, and Opus codes that silence for less, so use speech to see what Voice Focus adds.")
+        var audioIn = "tone:440"
 
         func validate() throws {
             guard (1...600).contains(seconds) else { throw ValidationError("--seconds must be 1...600") }
@@ -172,7 +175,7 @@ extension BenchCommand {
             let child = Process()
             child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
             child.arguments = ["join", "--endpoint", bench.address.endpoint, "--meeting", meeting.meetingId, "--name", "measured",
-                               "--audio-in", "tone:440", "--audio-out", "/dev/null", "--duration", String(seconds + (video ? 8 : 3))]
+                               "--audio-in", audioIn, "--audio-out", "/dev/null", "--duration", String(seconds + (video ? 8 : 3))]
                 + (video ? ["--video-in", "pattern:red", "--json"] : []) + (voiceFocus ? ["--voice-focus"] : [])
             child.environment = ProcessInfo.processInfo.environment.merging([
                 "CARILLON_ACCESS_KEY_ID": bench.accessKey.accessKeyId, "CARILLON_SECRET_ACCESS_KEY": bench.accessKey.secretAccessKey,
@@ -204,8 +207,8 @@ extension BenchCommand {
             }
             let focus = "Voice Focus \(voiceFocus ? "on" : "off")"
             guard video else {
-                StandardOutput.line(String(format: "one SDK session in a call (Opus 48 kHz stereo send and receive, 20 ms frames, %@): %.2f %% of one core over %d s",
-                                           focus, cpu * 100, seconds))
+                StandardOutput.line(String(format: "one SDK session in a call (Opus 48 kHz stereo send and receive, 20 ms frames, %@, saying %@): %.2f %% of one core over %d s",
+                                           focus, audioIn, cpu * 100, seconds))
                 return
             }
             // The last videoStats line of each remote attendee: what the measured session decoded.

@@ -76,7 +76,7 @@ extension BenchCommand {
         @Flag(inversion: .prefixedNo, help: "Include SRTP (--no-srtp times the RTP header path alone).") var srtp = true
         @Flag(help: "Time PeerConnection.receive and sendRTP on an in-process connected pair (always OpenSSL).")
         var peerConnection = false
-        @Option(help: "Time the server's video forwarding core instead: one VP8 publisher's packets forwarded to N receivers (rewrite, send history, pacer; no SRTP).")
+        @Option(help: "Time the server's video forwarding path instead: one VP8 publisher's packets forwarded to N receivers (rewrite, send history, pacer, SRTP protect with --profile, the copy into the socket's buffer ring; --no-srtp: the core alone).")
         var videoReceivers: Int?
 
         func validate() throws {
@@ -105,7 +105,7 @@ extension BenchCommand {
                 return
             }
             if let videoReceivers {
-                try forwardVideo(to: videoReceivers)
+                try forwardVideo(to: videoReceivers, profile: srtp ? chosen : nil)
                 return
             }
             func context(_ key: [UInt8], _ salt: [UInt8], _ direction: LibSRTPContext.Direction) throws -> any SRTPContext {
@@ -166,10 +166,13 @@ extension BenchCommand {
             return String(format: "%.2f heap allocations/packet", Double(after - before) / Double(packets))
         }
 
-        /// The server's forwarding core: each publisher packet through `MeetingMediaCore.receive` with a reused
-        /// output buffer, timed and counted on its own; the core's timers run between packets, untimed.
-        private func forwardVideo(to receivers: Int) throws {
-            let benchmark = try VideoForwardingBenchmark(receivers: receivers, packetCount: packets, payloadSize: payload)
+        /// The server's forwarding path: each publisher packet through `MeetingMediaCore.receive` with a reused
+        /// output buffer and, with a profile, each receiver's packet protected and copied to the socket's ring, its
+        /// array back in the core's pool; timed and counted on its own; the core's timers run between packets,
+        /// untimed.
+        private func forwardVideo(to receivers: Int, profile: SRTPProfile?) throws {
+            let benchmark = try VideoForwardingBenchmark(receivers: receivers, packetCount: packets, payloadSize: payload,
+                                                         profile: profile)
             var forwarded = 0, allocations: UInt = 0
             var elapsed = Duration.zero
             for index in benchmark.packets.indices {
@@ -184,10 +187,12 @@ extension BenchCommand {
                 ? "allocations not counted (preload scripts/malloc-counter.c, see BENCHMARKS.md)"
                 : String(format: "%.2f heap allocations per publisher packet, %.3f per forwarded packet",
                          Double(allocations) / Double(packets), Double(allocations) / Double(max(1, forwarded)))
-            StandardOutput.line(String(format: "forward video to %d receivers: %.0f ns per publisher packet, %.0f ns per forwarded packet, %@ (%d packets of %d payload bytes, %d forwarded)",
-                                       receivers, elapsed.seconds * 1e9 / Double(packets),
+            let misses = benchmark.poolMisses
+            StandardOutput.line(String(format: "forward video to %d receivers, %@: %.0f ns per publisher packet, %.0f ns per forwarded packet, %@ (%d packets of %d payload bytes, %d forwarded; datagram pool: %d allocated, %d let go)",
+                                       receivers, profile.map { "\($0) and the socket ring" } ?? "core only, no SRTP",
+                                       elapsed.seconds * 1e9 / Double(packets),
                                        elapsed.seconds * 1e9 / Double(max(1, forwarded)), counted, packets, payload,
-                                       forwarded))
+                                       forwarded, misses.freshAllocations, misses.released))
         }
 
         /// The packets through a connected pair: the client protects them (untimed); the server's `receive` is

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Carillon
 import CarillonCodecs
+import CarillonControlClient
 import Foundation
 import Synchronization
 
@@ -26,24 +27,54 @@ extension BenchCommand {
         func run() async throws {
             let child = try ChildServer.start()
             defer { child.stop() }
-            let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-video")
+            let result = try await Self.measure(client: child.client, serverPID: child.pid, senders: senders,
+                                                receivers: receivers, seconds: seconds)
+            let streams = result.streams
+            StandardOutput.line(String(format: "%d senders × %d receivers (%d forwarded 360p streams), %d s: server %.1f %% of one core in total, %.2f %% per forwarded stream",
+                                       senders, receivers, streams, seconds, result.serverCPU * 100, result.serverCPU * 100 / Double(streams)))
+            StandardOutput.line(String(format: "load generator (this process: %d encoders, %d receiving streams, none decoded) %.1f %% of one core",
+                                       senders, streams, result.loadCPU * 100))
+            let rates = result.frameRates
+            StandardOutput.line(String(format: "delivery: %d streams, complete frames per second min %.1f, median %.1f; mean %.0f kbit/s per stream",
+                                       rates.count, rates.first ?? 0, rates.isEmpty ? 0 : rates[rates.count / 2],
+                                       result.kilobitsPerStream))
+        }
+
+        /// The meeting on the server behind `client` (process `serverPID`): `senders` SDK sessions sending a 360p
+        /// pattern at 15 fps, `receivers` sessions receiving every one; waits until every stream arrives, then
+        /// measures for `seconds`. Every session leaves before it returns.
+        static func measure(client: ControlAPIClient, serverPID: Int32, senders: Int, receivers: Int,
+                            seconds: Int) async throws -> VideoLoadResult {
+            let meeting = try await EmbeddedServer.createMeeting(client: client, externalId: "bench-video")
             let colors = VideoTestPattern.Color.palette
             var participants: [BenchParticipant] = []
-            for index in 0..<senders {
-                let source = try PatternVideoSource(color: colors[index % colors.count], width: 640, height: 360, fps: 15)
-                let participant = try await BenchParticipant.join(client: child.client, meeting: meeting, name: "sender-\(index)")
-                _ = try await participant.waitUntilStarted(timeout: .seconds(30))
-                source.start()
-                participant.session.audioVideo.startLocalVideo(source: source)
-                participants.append(participant)
-            }
             var watching: [BenchParticipant] = []
-            for index in 0..<receivers {
-                let participant = try await BenchParticipant.join(client: child.client, meeting: meeting, name: "receiver-\(index)")
-                _ = try await participant.waitUntilStarted(timeout: .seconds(30))
-                participant.session.audioVideo.startRemoteVideo()
-                watching.append(participant)
+            do {
+                for index in 0..<senders {
+                    let source = try PatternVideoSource(color: colors[index % colors.count], width: 640, height: 360, fps: 15)
+                    let participant = try await BenchParticipant.join(client: client, meeting: meeting, name: "sender-\(index)")
+                    participants.append(participant)
+                    _ = try await participant.waitUntilStarted(timeout: .seconds(30))
+                    source.start()
+                    participant.session.audioVideo.startLocalVideo(source: source)
+                }
+                for index in 0..<receivers {
+                    let participant = try await BenchParticipant.join(client: client, meeting: meeting, name: "receiver-\(index)")
+                    watching.append(participant)
+                    _ = try await participant.waitUntilStarted(timeout: .seconds(30))
+                    participant.session.audioVideo.startRemoteVideo()
+                }
+                let result = try await measure(watching: watching, serverPID: serverPID, senders: senders, seconds: seconds)
+                for participant in participants + watching { try? await participant.leave(timeout: .seconds(20)) }
+                return result
+            } catch {
+                for participant in participants + watching { try? await participant.leave(timeout: .seconds(20)) }
+                throw error
             }
+        }
+
+        private static func measure(watching: [BenchParticipant], serverPID: Int32, senders: Int,
+                                    seconds: Int) async throws -> VideoLoadResult {
             // Every receiver gets every sender's frames before the window opens.
             let deadline = ContinuousClock.now + .seconds(60)
             while watching.contains(where: { Self.statistics($0).filter { $0.framesReceived > 0 }.count < senders }) {
@@ -57,14 +88,13 @@ extension BenchCommand {
 
             let before = watching.map(Self.statistics)
             let wallStart = ContinuousClock.now
-            let serverStart = ProcessCPUTime.seconds(pid: child.pid) ?? 0
+            let serverStart = ProcessCPUTime.seconds(pid: serverPID) ?? 0
             let selfStart = ProcessCPUTime.seconds() ?? 0
             try await Task.sleep(for: .seconds(seconds))
             let wall = wallStart.duration(to: .now).seconds
-            let server = ((ProcessCPUTime.seconds(pid: child.pid) ?? 0) - serverStart) / wall
+            let server = ((ProcessCPUTime.seconds(pid: serverPID) ?? 0) - serverStart) / wall
             let load = ((ProcessCPUTime.seconds() ?? 0) - selfStart) / wall
             let after = watching.map(Self.statistics)
-            for participant in participants + watching { try? await participant.leave(timeout: .seconds(20)) }
 
             // Complete frames received per second on every forwarded stream over the window.
             var rates: [Double] = []
@@ -75,16 +105,14 @@ extension BenchCommand {
                     rates.append(Double(stream.framesReceived - (start?.framesReceived ?? 0)) / wall)
                     kilobits.append(Double(stream.bytesReceived - (start?.bytesReceived ?? 0)) * 8 / wall / 1_000)
                 }
+                // A stream a receiver lost during the window counts as nothing delivered.
+                rates += Array(repeating: 0, count: max(0, senders - last.count))
             }
             rates.sort()
-            let streams = senders * receivers
-            StandardOutput.line(String(format: "%d senders × %d receivers (%d forwarded 360p streams), %d s: server %.1f %% of one core in total, %.2f %% per forwarded stream",
-                                       senders, receivers, streams, seconds, server * 100, server * 100 / Double(streams)))
-            StandardOutput.line(String(format: "load generator (this process: %d encoders, %d receiving streams, none decoded) %.1f %% of one core",
-                                       senders, streams, load * 100))
-            StandardOutput.line(String(format: "delivery: %d streams, complete frames per second min %.1f, median %.1f; mean %.0f kbit/s per stream",
-                                       rates.count, rates.first ?? 0, rates.isEmpty ? 0 : rates[rates.count / 2],
-                                       kilobits.isEmpty ? 0 : kilobits.reduce(0, +) / Double(kilobits.count)))
+            return VideoLoadResult(senders: senders, receivers: watching.count, serverCPU: server, loadCPU: load,
+                                   frameRates: rates,
+                                   kilobitsPerStream: kilobits.isEmpty ? 0 : kilobits.reduce(0, +) / Double(kilobits.count),
+                                   packetDeliveries: nil)
         }
 
         static func statistics(_ participant: BenchParticipant) -> [RemoteVideoStatistics] {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Carillon
 import CarillonCodecs
 import CarillonRTC
 import Foundation
@@ -42,16 +43,7 @@ extension BenchCommand {
                 let samples = corpus.noise(noise, using: &noiseRandom)
                 for snr in snrs {
                     let noisy = corpus.noisy(samples, snrDB: snr)
-                    let suppressor = try NoiseSuppressor(library: library, format: .mono48k)
-                    var processed: [Int16] = []
-                    processed.reserveCapacity(noisy.count)
-                    let frames = noisy.count / 960
-                    let cpuStart = Self.processCPUSeconds()
-                    for index in 0..<frames {
-                        let frame = AudioFrame(format: .mono48k, samples: Array(noisy[index * 960..<(index + 1) * 960]))
-                        processed += suppressor.process(frame).samples
-                    }
-                    let cpuPerBlock = (Self.processCPUSeconds() - cpuStart) / Double(frames * 2)
+                    let (processed, cpuPerBlock) = try Self.suppressed(noisy, library: library)
                     let score = NoiseSuppressionScore(corpus: corpus, noisy: noisy, processed: processed)
                     if let corpusDirectory {
                         let stem = "\(corpusDirectory)/\(noise.rawValue)-\(String(format: "%g", snr))"
@@ -65,6 +57,34 @@ extension BenchCommand {
                         cpuPerBlock * 1e6, cpuPerBlock / 0.01 * 100))
                 }
             }
+            // RNNoise's cost depends on its input: timed here on the inputs the session benches send, so the CPU a
+            // session adds (`bench client-cpu --voice-focus`, which sends a tone) can be checked against the suppressor.
+            var tone = ToneGenerator(frequency: 440, amplitude: VirtualAudioDevices.toneAmplitude)
+            let inputs: [(String, [Int16])] = [
+                ("the 440 Hz tone `bench client-cpu` sends", tone.next(sampleFrames: corpus.clean.count).samples),
+                ("the clean speech", corpus.cleanSamples),
+                ("digital silence", [Int16](repeating: 0, count: corpus.clean.count)),
+            ]
+            for (name, samples) in inputs {
+                let cpuPerBlock = try Self.suppressed(samples, library: library).cpuPerBlock
+                StandardOutput.line(String(format: "CPU per 10 ms frame on %@: %4.0f µs (%.1f %% of a core)",
+                                           name, cpuPerBlock * 1e6, cpuPerBlock / 0.01 * 100))
+            }
+        }
+
+        /// Runs `samples` through a new suppressor 20 ms at a time, as the send pipeline does; returns the output and
+        /// the process CPU time per 10 ms block (RNNoise's unit).
+        private static func suppressed(_ samples: [Int16], library: RNNoiseLibrary) throws -> (samples: [Int16], cpuPerBlock: Double) {
+            let suppressor = try NoiseSuppressor(library: library, format: .mono48k)
+            var processed: [Int16] = []
+            processed.reserveCapacity(samples.count)
+            let frames = samples.count / 960
+            let cpuStart = processCPUSeconds()
+            for index in 0..<frames {
+                let frame = AudioFrame(format: .mono48k, samples: Array(samples[index * 960..<(index + 1) * 960]))
+                processed += suppressor.process(frame).samples
+            }
+            return (processed, (processCPUSeconds() - cpuStart) / Double(frames * 2))
         }
 
         /// CPU time of this process, to the nanosecond (the suppressor runs on this thread only).

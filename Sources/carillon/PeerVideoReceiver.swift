@@ -42,6 +42,14 @@ final class PeerVideoReceiver {
         var feedbackSent = 0
         /// Packets discarded on purpose (``dropEvery``), as if the network lost them.
         var packetsDropped = 0
+        /// The sequence numbers of those packets, and of every packet a NACK asked for: so the report can say which
+        /// discarded packets a NACK should have covered and did not.
+        var droppedSequences: Set<UInt16> = []
+        var nackedSequences: Set<UInt16> = []
+        /// Discarded packets that came back over RTX.
+        var recoveredSequences: Set<UInt16> = []
+        /// The newest media sequence number that arrived (not discarded).
+        var newestSequence: UInt16?
     }
 
     /// A stall this long (several NACK round trips on loopback) asks for a key frame.
@@ -102,7 +110,11 @@ final class PeerVideoReceiver {
             // sender told the packet arrived would drop it from its history and could not answer the NACK.
             if dropEvery > 0, statistics.packets % dropEvery == 0 {
                 statistics.packetsDropped += 1
+                statistics.droppedSequences.insert(packet.sequenceNumber)
                 return []
+            }
+            if statistics.newestSequence.map({ (packet.sequenceNumber &- $0) & 0x8000 == 0 }) ?? true {
+                statistics.newestSequence = packet.sequenceNumber
             }
         }
         recordTransportSequence(of: packet, now: now)
@@ -117,6 +129,9 @@ final class PeerVideoReceiver {
                 return []
             }
             media = original
+            if statistics.droppedSequences.contains(original.sequenceNumber) {
+                statistics.recoveredSequences.insert(original.sequenceNumber)
+            }
         } else {
             guard packet.ssrc == mediaSSRC else { return [] }
             receiveStatistics.record(sequenceNumber: packet.sequenceNumber, rtpTimestamp: packet.timestamp, arrival: now)
@@ -166,6 +181,7 @@ final class PeerVideoReceiver {
             if !missing.isEmpty {
                 statistics.nacksSent += 1
                 statistics.packetsNacked += missing.count
+                if dropEvery > 0 { statistics.nackedSequences.formUnion(missing) }
                 compounds.append(compound(.nack(senderSSRC: parameters.localSSRC, mediaSSRC: ssrc, lost: missing)))
             }
             nextNack = nack.missingCount > 0 ? now + Self.nackInterval : nil
@@ -190,6 +206,21 @@ final class PeerVideoReceiver {
         return receiveStatistics.reportBlock(ssrc: ssrc, now: now)
     }
 
+    /// Discarded packets no NACK asked for although one should have, and discarded packets given up on (neither
+    /// recovered over RTX nor still awaited): not counted in either are those after the newest arrival (no later
+    /// packet revealed them), and for the first those still within the NACK delay when the run ended
+    /// (``NackGenerator/unrequested``). Both are 0 when NACK and RTX did their job.
+    private func dropAccounting() -> (neverNacked: Int, givenUp: Int) {
+        guard let newest = statistics.newestSequence else { return (0, 0) }
+        let revealed = statistics.droppedSequences.filter { dropped in
+            let ahead = dropped &- newest
+            return ahead == 0 || ahead & 0x8000 != 0
+        }
+        let neverNacked = revealed.subtracting(statistics.nackedSequences).subtracting(nack.unrequested)
+        let givenUp = revealed.subtracting(statistics.recoveredSequences).subtracting(nack.missingSequenceNumbers)
+        return (neverNacked.count, givenUp.count)
+    }
+
     /// The figures for the result line.
     func report() -> [String: any Sendable] {
         var figures: [String: any Sendable] = [
@@ -204,6 +235,9 @@ final class PeerVideoReceiver {
             "nacksSent": statistics.nacksSent, "packetsNacked": statistics.packetsNacked,
             "feedbackSent": statistics.feedbackSent, "packetsDropped": statistics.packetsDropped,
         ]
+        let drops = dropAccounting()
+        figures["dropsNeverNacked"] = drops.neverNacked
+        figures["dropsGivenUp"] = drops.givenUp
         if let first = statistics.firstCounter, let last = statistics.lastCounter {
             figures["firstCounter"] = first
             figures["lastCounter"] = last

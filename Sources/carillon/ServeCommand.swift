@@ -64,6 +64,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Flag(inversion: .prefixedNo, help: "Server-side video adaptation (mode 4) for clients that ask for it: per receiver the server picks each remote video's layer, pauses and resumes them by priority, and probes for bandwidth. --no-server-side-adaptation answers JOIN with client-side adaptation instead.")
+    var serverSideAdaptation = true
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard (0...65535).contains(mediaPort) else { throw ValidationError("--media-port must be 0...65535 (0 picks a free port)") }
@@ -120,6 +123,8 @@ struct ServeCommand: AsyncParsableCommand {
             StandardOutput.line("  CARILLON_ACCESS_KEY_ID=\(keys[0].accessKeyId)")
             StandardOutput.line("  CARILLON_SECRET_ACCESS_KEY=\(keys[0].secretAccessKey)")
         }
+        var signaling = MeetingSignalingCore.Configuration()
+        signaling.serverSideAdaptation = serverSideAdaptation
         let server = try await MeetingServer(
             configuration: ServerConfiguration(
                 dataDirectory: directory,
@@ -129,6 +134,7 @@ struct ServeCommand: AsyncParsableCommand {
                 publicHost: publicHost,
                 publicMediaPort: publicMediaPort,
                 accessKeys: keys,
+                signaling: signaling,
                 meetingExpiry: MeetingExpiryPolicy(idleTimeout: .nanoseconds(Int64(meetingIdleTimeout * 1e9)),
                                                    maximumDuration: .nanoseconds(Int64(meetingMaxDuration * 1e9))),
                 tls: tlsCert.flatMap { cert in tlsKey.map { ServerTLS(certificateChainPath: cert, privateKeyPath: $0) } },

@@ -102,4 +102,44 @@ struct JanusAPITests {
         #expect(BenchCommand.JanusAudio.sizes("10,x") == nil)
         #expect(BenchCommand.JanusAudio.sizes("") == nil)
     }
+
+    @Test func videoRoomRequestsCarryTheirRoles() throws {
+        let create = JanusAPI.createVideoRoom(9, publishers: 10)
+        #expect(create["request"] as? String == "create")
+        #expect(create["publishers"] as? Int == 10)
+        #expect(create["videocodec"] as? String == "vp8")
+        let publisher = JanusAPI.joinVideoPublisher(9, display: "p")
+        #expect(publisher["ptype"] as? String == "publisher")
+        let subscriber = JanusAPI.joinVideoSubscriber(9, feeds: [11, 12])
+        #expect(subscriber["ptype"] as? String == "subscriber")
+        let streams = try #require(subscriber["streams"] as? [[String: UInt64]])
+        #expect(streams.map { $0["feed"] } == [11, 12])
+        let start = try object(JanusAPI.message(body: JanusAPI.startSubscription(), answer: "v=0\r\n", transaction: "t6"))
+        let jsep = try #require(start["jsep"] as? [String: Any])
+        #expect(jsep["type"] as? String == "answer")
+        #expect((start["body"] as? [String: Any])?["request"] as? String == "start")
+    }
+
+    @Test func videoRoomEventsGiveTheFeedIdAndTheOffer() throws {
+        let text = #"""
+        [{"janus":"event","sender":5,"plugindata":{"plugin":"janus.plugin.videoroom",
+           "data":{"videoroom":"joined","room":9,"id":3141592653,"private_id":7,"publishers":[]}}},
+         {"janus":"event","sender":6,"plugindata":{"plugin":"janus.plugin.videoroom","data":{"videoroom":"attached","room":9}},
+          "jsep":{"type":"offer","sdp":"v=0\r\n"}}]
+        """#
+        let replies = try JanusReply.parseAll(Data(text.utf8))
+        #expect(replies[0].pluginEvent == "joined")
+        #expect(replies[0].pluginID == 3_141_592_653)
+        #expect(replies[1].pluginEvent == "attached")
+        #expect(replies[1].sdpType == "offer")
+        #expect(replies[1].pluginID == nil)
+    }
+
+    @Test func videoMeetingsParseAndRejectJunk() {
+        let parsed = BenchCommand.JanusVideo.meetings("4x4, 10X10")
+        #expect(parsed?.map(\.senders) == [4, 10])
+        #expect(parsed?.map(\.receivers) == [4, 10])
+        #expect(BenchCommand.JanusVideo.meetings("4x") == nil)
+        #expect(BenchCommand.JanusVideo.meetings("") == nil)
+    }
 }

@@ -92,4 +92,75 @@ import Testing
         await port.close()
         try await group.shutdownGracefully()
     }
+
+    /// Counts RTP packets of one SSRC without keeping them (a kept packet would keep its datagram's storage).
+    final class RTPCounter: Sendable {
+        private let counts = Mutex<(rtp: Int, connected: Bool)>((0, false))
+        let ssrc: UInt32
+        init(ssrc: UInt32) { self.ssrc = ssrc }
+        func handle(_ event: PeerConnectionEvent) {
+            switch event {
+            case .rtp(let packet) where packet.ssrc == ssrc: counts.withLock { $0.rtp += 1 }
+            case .connected: counts.withLock { $0.connected = true }
+            default: break
+            }
+        }
+        var rtp: Int { counts.withLock { $0.rtp } }
+        var connected: Bool { counts.withLock { $0.connected } }
+    }
+
+    /// The port reads datagrams into arrays its connections give back once handled, from the socket's own loop and
+    /// from another (through that loop's outbox): 300 packets each, sent in rounds of 10, need only a handful of
+    /// arrays. Without the way back every datagram would be a new one.
+    @Test func receivedDatagramsComeBackToThePortsPoolFromEveryLoop() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let port = try await MediaPort.bind(host: "127.0.0.1", port: 0, group: group)
+        let serverCertificate = try DTLSCertificate.generate(commonName: "server")
+        let loops = [group.next(), group.next()]
+        #expect(loops[0] !== loops[1])
+        var clients: [(socket: PeerConnectionSocket, ssrc: UInt32, connected: EventLog)] = []
+        var sessions: [(driver: PeerConnectionDriver, counter: RTPCounter)] = []
+        for (index, loop) in loops.enumerated() {
+            let clientCertificate = try DTLSCertificate.generate(commonName: "client\(index)")
+            let clientICE = ICECredentials.random(), serverICE = ICECredentials.random()
+            let server = try PeerConnection(configuration: PeerConnectionConfiguration(
+                iceRole: .lite, localICE: serverICE, remoteICE: clientICE, dtlsRole: .server,
+                certificate: serverCertificate, remoteFingerprint: clientCertificate.fingerprint))
+            let driver = port.makeDriver(for: server, on: loop)
+            try await port.register(driver, usernameFragment: serverICE.usernameFragment).get()
+            let counter = RTPCounter(ssrc: UInt32(0xC000 + index))
+            try await loop.submit { driver.start { counter.handle($0) } }.get()
+            sessions.append((driver, counter))
+            let socket = try await PeerConnectionSocket.bind(host: "127.0.0.1", group: group)
+            let client = try PeerConnection(configuration: PeerConnectionConfiguration(
+                iceRole: .controlling(remoteCandidates: [port.localAddress]), localICE: clientICE, remoteICE: serverICE,
+                dtlsRole: .client, certificate: clientCertificate, remoteFingerprint: serverCertificate.fingerprint))
+            let log = EventLog()
+            socket.attach(client) { event in if case .connected = event { log.append(event) } }
+            clients.append((socket, counter.ssrc, log))
+        }
+        try await waitUntil { clients.allSatisfy { $0.connected.connected } && sessions.allSatisfy { $0.counter.connected } }
+        #expect(sessions.allSatisfy { $0.counter.connected })
+        let before = try await port.statistics()
+        for round in 0..<30 {
+            for client in clients {
+                for sequence in (round * 10)..<(round * 10 + 10) {
+                    client.socket.sendRTP(rtp(ssrc: client.ssrc, sequence: UInt16(sequence)))
+                }
+            }
+            try await waitUntil { sessions.allSatisfy { $0.counter.rtp == round * 10 + 10 } }
+        }
+        #expect(sessions.map(\.counter.rtp) == [300, 300])
+        let after = try await port.statistics()
+        #expect(after.datagramsReceived - before.datagramsReceived >= 600)
+        // Two rounds in flight at most, for both sessions: far below one per datagram.
+        #expect(after.receiveBuffersAllocated - before.receiveBuffersAllocated <= 40)
+        for session in sessions {
+            try await port.unregister(session.driver).get()
+            try await session.driver.eventLoop.submit { session.driver.stop() }.get()
+        }
+        for client in clients { await client.socket.close() }
+        await port.close()
+        try await group.shutdownGracefully()
+    }
 }

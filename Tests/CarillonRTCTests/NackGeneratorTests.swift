@@ -19,6 +19,17 @@ import Testing
         #expect(nack.missingCount == 0)
     }
 
+    @Test func unrequestedGapsAreThoseNoNackCoveredYet() {
+        var nack = NackGenerator(reorderingGrace: .milliseconds(10))
+        for sequence: UInt16 in [65_533, 0, 3] { nack.received(sequenceNumber: sequence, now: start) }
+        #expect(nack.unrequested == [65_534, 65_535, 1, 2])
+        #expect(nack.due(now: start + .milliseconds(10), roundTrip: .milliseconds(50)) == [65_534, 65_535, 1, 2])
+        #expect(nack.unrequested.isEmpty)
+        nack.received(sequenceNumber: 5, now: start + .milliseconds(20))
+        #expect(nack.unrequested == [4])
+        #expect(nack.missingSequenceNumbers == [65_534, 65_535, 1, 2, 4])
+    }
+
     @Test func reorderedPacketsAreNeverRequested() {
         var nack = NackGenerator()
         nack.received(sequenceNumber: 10, now: start)

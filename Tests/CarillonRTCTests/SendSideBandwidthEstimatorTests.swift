@@ -52,6 +52,36 @@ import Testing
         #expect(estimator.feedbackCount == events.count)
     }
 
+    /// A probe: 20 packets of 1200 bytes sent 4 ms apart (2.4 Mbit/s) inside its window. Arriving 4 ms apart, the
+    /// result is the send rate and becomes the estimate; arriving 8 ms apart (a 1.2 Mbit/s path, the queue grows), 95 %
+    /// of the receive rate.
+    @Test(arguments: [(Int64(4), 2_400_000, 2_400_000), (Int64(8), 1_200_000, 1_140_000)])
+    func aProbeThatGetsThroughRaisesTheEstimate(arrivalSpacing: Int64, receiveRate: Int, expected: Int) throws {
+        var estimator = SendSideBandwidthEstimator(configuration: .init(minimumBitrate: 50_000, startBitrate: 300_000,
+                                                                        maximumBitrate: 5_000_000))
+        estimator.startProbe(bitrate: 2_400_000, at: start, duration: .milliseconds(80))
+        #expect(estimator.isProbing)
+        // 2.4 Mbit/s is 300 bytes a millisecond: 3000 bytes due 10 ms in, of which nothing was sent yet.
+        #expect(estimator.probePaddingDue(at: start + .milliseconds(10)) == 3_000)
+        _ = drive(&estimator, packets: 20, sendSpacing: 4, arrivalSpacing: arrivalSpacing)
+        // The window (80 ms) closed; a later packet's feedback, after the wait for the window's last reports is over,
+        // has it evaluated with what was reported.
+        var generator = TransportFeedbackGenerator()
+        let late = start + .milliseconds(1_100)
+        estimator.packetSent(transportSequenceNumber: 20, size: 1200, at: late)
+        generator.received(transportSequenceNumber: 20, arrival: late)
+        for feedback in generator.poll(now: late + .milliseconds(100)) {
+            estimator.transportFeedbackReceived(feedback, now: late + .milliseconds(130))
+        }
+        let result = try #require(estimator.lastProbeResult ?? nil)
+        // Send rate: 19 packets' bytes over 76 ms; receive rate: 19 over 19 arrival gaps.
+        #expect(abs(result - expected) <= expected / 100, "probe result \(result)")
+        #expect(estimator.probesEvaluated == 1 && !estimator.isProbing)
+        // Through at the probe's rate, the estimate jumps to it (no growth at 8 % a second from 300 kbit/s).
+        if receiveRate == 2_400_000 { #expect(estimator.targetBitrate >= result) }
+        #expect(estimator.probePaddingDue(at: late) == 0)
+    }
+
     @Test func lossReportsCutHoldAndRelease() {
         var estimator = SendSideBandwidthEstimator(configuration: .init(minimumBitrate: 100_000, startBitrate: 1_000_000,
                                                                         maximumBitrate: 2_000_000))

@@ -46,6 +46,34 @@ extension MeetingSignalingVideoTests {
         #expect(subscribed(&plain, 1, frame).0?.preferences == nil)
     }
 
+    /// REMOTE_VIDEO_UPDATE in mode 4 carries preferences (`signaling.md` §3.10): changed entries and removed mids go
+    /// to the media side; outside mode 4 only entries naming a stream switch a layer.
+    @Test func remoteVideoUpdatePreferencesReachTheMediaSideInMode4() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joinAck(&core, asking: .bandwidthProbingAndVideoQualityAdaption)
+        var update = SdkSignalFrame()
+        update.type = .remoteVideoUpdate
+        var entry = SdkVideoSubscriptionConfiguration()
+        entry.mid = "3"
+        entry.groupID = 7
+        entry.priority = 4_294_967_293
+        entry.targetBitrateKbps = 300
+        update.remoteVideoUpdate.addedOrUpdatedVideoSubscriptions = [entry]
+        update.remoteVideoUpdate.removedVideoSubscriptionMids = ["4"]
+        let outputs = core.receive(update, from: connection(1), now: now)
+        #expect(outputs.count == 1)
+        #expect(outputs.contains {
+            if case .updateVideoPreferences(let c, let updated, let removed) = $0 {
+                c == connection(1) && removed == ["4"]
+                    && updated == ["3": VideoDownlinkPreference(priority: 4_294_967_293, targetBitrateKbps: 300)]
+            } else { false }
+        })
+
+        var plain = MeetingSignalingCore(meetingId: "m")
+        joinAll(&plain, count: 1)
+        #expect(plain.receive(update, from: connection(1), now: now).isEmpty)
+    }
+
     @Test func pausesAndEstimatesGoToTheReceiverAsFrames() throws {
         var core = MeetingSignalingCore(meetingId: "m")
         joinAll(&core, count: 2)

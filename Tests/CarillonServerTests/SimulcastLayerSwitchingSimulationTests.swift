@@ -7,8 +7,8 @@ import Testing
 
 /// Virtual time: a three-layer simulcast camera (real VP8 at 160x90, 320x180 and 640x360 from three ``VP8Encoder``s
 /// fed one scaled picture) through ``MeetingMediaCore`` to a receiver whose downlink (a ``SimulatedLink``) steps
-/// 1500 → 300 → 1500 kbit/s. The receiver answers with transport-wide feedback and PLIs as a browser would; the router
-/// picks its layer from its estimate (``SimulcastLayerRule``).
+/// 1500 → 300 → 1500 kbit/s. The receiver answers with transport-wide feedback and PLIs as a browser would; it is in
+/// server-side adaptation (mode 4), so its ``VideoDownlinkAllocator`` picks the layer from its estimate.
 @Suite struct SimulcastLayerSwitchingSimulationTests {
     static let start = NIODeadline.uptimeNanoseconds(10_000_000_000)
     static let frameInterval = TimeAmount.nanoseconds(66_666_667)
@@ -38,9 +38,8 @@ import Testing
 
     @Test func aReceiverFollowsItsCapacityDownWithinTwoSecondsAndBackUpWithinTen() throws {
         let router = SimulcastRouterTests()
-        let (core, _, receiving) = try router.meeting(receiving: 13)
+        let (core, _, receiving) = try router.meeting(receiving: 13, preferences: ["2": .unconfigured])
         let downlinkSSRC = try #require(receiving.tracks.first).ssrc
-        core.setSelectsLayersByEstimate(true, for: router.receiver)
         let receiver = try Receiver(downlinkSSRC: downlinkSSRC)
         var layers = SimulcastRouterTests.layers(sim: false)
         let encoders = try Self.sizes.indices.map { index in
@@ -55,6 +54,8 @@ import Testing
         let drop = Self.start + .seconds(10), recover = Self.start + .seconds(20), end = Self.start + .seconds(35)
 
         var now = Self.start
+        var trace: [String] = []
+        var lastTarget: UInt32?
         var frame = 0
         var nextFrame = Self.start + .milliseconds(100)
         var nextReport = Self.start + .milliseconds(500)
@@ -62,7 +63,16 @@ import Testing
             for output in outputs {
                 switch output {
                 case .rtp(router.receiver, let bytes):
-                    if let packet = try? RTPPacket(parsing: bytes), packet.ssrc == downlinkSSRC { receiver.sent.append(packet) }
+                    if let packet = try? RTPPacket(parsing: bytes), packet.ssrc == downlinkSSRC {
+                        receiver.sent.append(packet)
+                        if let width = VP8PayloadDescriptor.keyFrameWidth(packet.payload), now > drop, now < recover {
+                            let before = down.dropped
+                            down.send(bytes, now: now)
+                            trace.append(String(format: "%.3fs key %d sent, queue dropped it: %@", Double((now - Self.start).nanoseconds) / 1e9,
+                                                width, down.dropped > before ? "yes" : "no"))
+                            continue
+                        }
+                    }
                     down.send(bytes, now: now)
                 case .rtcp(router.publisher, let bytes):
                     for case .pictureLossIndication(_, let ssrc) in (try? RTCPPacket.parseCompound(bytes)) ?? [] {
@@ -105,11 +115,19 @@ import Testing
                 nextReport = nextReport + .seconds(1)
             }
             if let due = core.nextDeadline, due <= now { handle(core.tick(now: now)) }
+            if let downlink = core.video.members[router.receiver]?.downlinks.first, downlink.selection.target != lastTarget {
+                lastTarget = downlink.selection.target
+                trace.append(String(format: "%.3fs target %d, estimate %d, pacer queue %d bytes", Double((now - Self.start).nanoseconds) / 1e9,
+                                    downlink.selection.target, core.video.members[router.receiver]?.control?.estimator.targetBitrate ?? 0,
+                                    core.video.members[router.receiver]?.control?.pacer.queuedBytes ?? 0))
+            }
             for datagram in down.receive(now: now) {
                 guard let packet = try? RTPPacket(parsing: datagram) else { continue }
                 if let value = packet.extensionValue(id: 3), value.count == 2 {
                     receiver.feedback.received(transportSequenceNumber: UInt16(value[0]) << 8 | UInt16(value[1]), arrival: now)
                 }
+                // Padding and retransmissions (RTX) count for the feedback only.
+                guard packet.ssrc == downlinkSSRC else { continue }
                 for assembled in receiver.assembler.insert(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
                                                            marker: packet.marker, payload: packet.payload, now: now) {
                     do {
@@ -157,27 +175,31 @@ import Testing
         // Every frame handed to the decoder decodes.
         #expect(receiver.decodeErrors == 0)
         #expect(receiver.decoded.count > 300)
+        print("simulcast switching trace:", trace)
         print("simulcast switching: widths", Self.changes(receiver.decoded), "layer bitrates",
               core.video.layerBitrates(of: router.publisher).map(\.bitrate))
         // On the top layer before the drop, below it within 2 s of the drop, back on it within 10 s of the recovery.
         let settled = try #require(receiver.decoded.last { $0.at < drop })
         #expect(settled.width == 640)
-        // The estimate falls and the lowest layer is chosen (and its key frame asked for) about 0.9 s after the drop
-        // (seed 11), but the link's 800 ms drop-tail queue loses that key frame behind the top layer's packets, so
-        // the receiver decodes the lower layer only from the next one: about 2.1 s. Within 3 s; 2 s needs the router to
-        // shed the old layer's queued packets on a switch down (not done yet).
+        // The estimate falls and the allocation picks the lowest layer at once (0.93 s after the drop, seed 11); its
+        // key frame leaves the server 35 ms later with nothing of the old layer left in the pacer (the trace: the
+        // pacer queue is empty at the switch, so withdrawing queued old-layer packets changes nothing here). The
+        // link's 800 ms drop-tail queue, filled by the top layer sent at up to 2.5x the estimate before the switch,
+        // loses part of that key frame (its first packet gets in), so the receiver decodes the lower layer only from a
+        // later key frame: 2.1 s. Within 3 s; 2 s needs the bottleneck queue drained before the key frame (for
+        // instance pacing at the estimate, not 2.5x, after an overuse), not done yet.
         let lowered = try #require(receiver.firstDecoded(after: drop) { $0 < 640 })
         #expect(lowered - drop <= .seconds(3), "lowered after \(lowered - drop)")
         withKnownIssue("the lower layer's first key frame is lost in the capped link's queue") {
             #expect(lowered - drop <= .seconds(2), "lowered after \(lowered - drop)")
         }
         print("simulcast switching: lowered after \(lowered - drop)")
-        // Coming back up needs the estimate to grow past the top layer's rate, and a send-side estimate cannot grow
-        // beyond 1.5x what gets through without probing (padding/RTX), which the router does not do yet.
-        withKnownIssue("no bandwidth probing yet: the estimate stays near the lowest layer's rate") {
-            let raised = try #require(receiver.firstDecoded(after: recover) { $0 == 640 }, "never back on the top layer")
-            #expect(raised - recover <= .seconds(10), "raised after \(raised - recover)")
-        }
+        // Coming back up needs the estimate to grow past the top layer's rate: a send-side estimate grows only to
+        // about 1.5x what gets through, so the allocator asks for padding probes while the receiver is below its
+        // target (about 3 s here for seed 11).
+        let raised = try #require(receiver.firstDecoded(after: recover) { $0 == 640 }, "never back on the top layer")
+        #expect(raised - recover <= .seconds(10), "raised after \(raised - recover)")
+        print("simulcast switching: raised after \(raised - recover)")
     }
 
     /// The decoded width changes as (seconds from start, width).

@@ -37,7 +37,10 @@ import Testing
         VideoSourceReference(publisher: publisher, streamId: streamId, groupId: 1, attendeeId: "pub")
     }
 
-    func meeting(sim: Bool = false, receiving streamId: UInt32 = 13) throws
+    /// A meeting of the simulcast publisher and a receiver of `streamId` on mid 2; `preferences` puts the receiver in
+    /// server-side adaptation (mode 4), so its allocation picks the layer.
+    func meeting(sim: Bool = false, receiving streamId: UInt32 = 13,
+                 preferences: [String: VideoDownlinkPreference]? = nil) throws
         -> (MeetingMediaCore, MeetingMediaNegotiation, MeetingMediaNegotiation) {
         let core = MeetingMediaCore(now: start)
         let sending = try MeetingMediaNegotiation(
@@ -46,7 +49,8 @@ import Testing
         _ = core.add(publisher, attendeeId: "pub", negotiation: sending, now: start)
         let receiving = try MeetingMediaNegotiation(
             offer: VideoOffer.make(ufrag: "Rcv1", camera: "inactive", receiveMids: ["2"], vp8PayloadType: 100),
-            certificate: certificate, candidate: candidate, video: .init(sending: .none, receive: [nil, source(streamId)]))
+            certificate: certificate, candidate: candidate,
+            video: .init(sending: .none, receive: [nil, source(streamId)], preferences: preferences))
         _ = core.add(receiver, attendeeId: "rcv", negotiation: receiving, now: start)
         _ = core.connected(publisher, muted: false, now: start)
         _ = core.connected(receiver, muted: false, now: start)
@@ -183,5 +187,17 @@ import Testing
         #expect(pictures == [first, first &+ 1, first &+ 2, first &+ 3].map { $0 & 0x7FFF })
         let timestamps = stride(from: 0, to: forwarded.count, by: 2).map { forwarded[$0].timestamp }
         #expect(timestamps == [0, 1, 2, 3].map { layers[2].timestamp($0) })
+    }
+
+    /// A layer change on a downlink the allocation paused asks the publisher for nothing (nothing is forwarded to wait
+    /// for); once served again it does.
+    @Test func anAllocationPausedDownlinkAsksForNoKeyFrameWhenItsLayerChanges() throws {
+        let (core, _, _) = try meeting(sim: true, preferences: ["2": .unconfigured])
+        let downlink = try #require(core.video.members[receiver]?.downlinks.first)
+        downlink.pausedByAllocator = true
+        #expect(pictureLossRequests(core.selectVideoLayer(11, mid: "2", for: receiver, now: start + .seconds(1))).isEmpty)
+        #expect(downlink.selection.target == 11)
+        downlink.pausedByAllocator = false
+        #expect(pictureLossRequests(core.selectVideoLayer(12, mid: "2", for: receiver, now: start + .seconds(1))) == [200])
     }
 }

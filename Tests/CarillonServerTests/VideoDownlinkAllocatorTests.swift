@@ -73,9 +73,9 @@ struct VideoDownlinkAllocatorTests {
         // Estimate drops: low is lowered to its 200 layer at once (1100 + 200 ≤ 1400).
         #expect(allocator.allocate(estimateKbps: 1_400, sources: sources, now: Self.at(1))
                 == .init(layers: [2: 21]))
-        // Drops again: low is paused.
+        // Drops again: low is paused; the shortage began a second ago, so a probe (twice the estimate) is due.
         #expect(allocator.allocate(estimateKbps: 1_150, sources: sources, now: Self.at(2))
-                == .init(paused: [2]))
+                == .init(paused: [2], probeKbps: 2_300))
         #expect(allocator.isPaused(2))
         #expect(allocator.layerStream(of: 1, in: sources) == 13)
         // Recovers: the resume is held for 2 s, then applied on the top layer.
@@ -97,36 +97,45 @@ struct VideoDownlinkAllocatorTests {
         #expect(allocator.acceptedEstimateKbps == 880)
     }
 
-    @Test func probesWhatDidNotFitAndKeepsItWhenTheEstimateGrows() {
+    @Test func asksForAPaddingProbeWhenSomethingDoesNotFitAndUpgradesWhenTheEstimateGrows() {
         var allocator = Allocator()
         let sources = [Self.single(1, priority: 2, kbps: 400), Self.single(2, priority: 1, kbps: 400)]
         #expect(allocator.allocate(estimateKbps: 600, sources: sources, now: Self.at(0)) == .init(paused: [2], layers: [1: 11]))
-        #expect(allocator.isPaused(2))
-        // The wait before a probe starts with the shortage; 5 s later the paused source is tried.
-        #expect(allocator.allocate(estimateKbps: 600, sources: sources, now: Self.at(4)) == .init())
-        #expect(allocator.allocate(estimateKbps: 600, sources: sources, now: Self.at(5))
-                == .init(resumed: [2], layers: [2: 21]))
-        #expect(allocator.isProbing)
-        // The estimate grows with what is sent: kept, then success once it covers both.
-        #expect(allocator.allocate(estimateKbps: 650, sources: sources, now: Self.at(6)) == .init())
-        #expect(allocator.allocate(estimateKbps: 820, sources: sources, now: Self.at(7)) == .init())
-        #expect(!allocator.isProbing)
-        #expect(!allocator.isPaused(2))
+        // The shortage began: a probe 1 s later, at twice the estimate (more than the 1000 both need). Nothing is
+        // resumed for it: the paused tile stays paused.
+        #expect(allocator.allocate(estimateKbps: 600, sources: sources, now: Self.at(1)) == .init(probeKbps: 1_200))
+        #expect(allocator.isProbing && allocator.isPaused(2))
+        // The probe raised the estimate: the resume is wanted now and held for 2 s.
+        #expect(allocator.allocate(estimateKbps: 1_050, sources: sources, now: Self.at(2)) == .init())
+        #expect(!allocator.isProbing && allocator.isPaused(2))
+        #expect(allocator.allocate(estimateKbps: 1_050, sources: sources, now: Self.at(3)) == .init())
+        #expect(allocator.allocate(estimateKbps: 1_050, sources: sources, now: Self.at(4)) == .init(resumed: [2], layers: [2: 21]))
     }
 
-    @Test func aFailedProbeRevertsAtOnceAndDoublesTheWait() {
+    @Test func probesThatRaiseNothingDoubleTheWaitUpToFourSeconds() {
         var allocator = Allocator()
         let sources = [Self.single(1, priority: 2, kbps: 400), Self.single(2, priority: 1, kbps: 400)]
-        _ = allocator.allocate(estimateKbps: 600, sources: sources, now: Self.at(0))
-        #expect(allocator.allocate(estimateKbps: 600, sources: sources, now: Self.at(5))
-                == .init(resumed: [2], layers: [2: 21]))
-        // Overuse: the estimate falls below where the probe started: paused again at once.
-        #expect(allocator.allocate(estimateKbps: 560, sources: sources, now: Self.at(6)) == .init(paused: [2]))
-        #expect(!allocator.isProbing)
-        // The next probe waits 10 s.
-        #expect(allocator.allocate(estimateKbps: 560, sources: sources, now: Self.at(15)) == .init())
-        #expect(allocator.allocate(estimateKbps: 560, sources: sources, now: Self.at(16))
-                == .init(resumed: [2], layers: [2: 21]))
+        var probes: [Int] = []
+        for second in 0...20 {
+            let changes = allocator.allocate(estimateKbps: 600, sources: sources, now: Self.at(Double(second)))
+            if let kbps = changes.probeKbps {
+                #expect(kbps == 1_200)
+                probes.append(second)
+            }
+            #expect(allocator.isPaused(2))
+        }
+        // 1 s after the shortage, then 2, 4, 4, 4 s after each probe was judged (half a second after it, at the next
+        // allocation: a second later).
+        #expect(probes == [1, 4, 9, 14, 19])
+    }
+
+    @Test func aSourceAtItsTargetAsksForNoProbe() {
+        var allocator = Allocator()
+        let sources = [Self.simulcast(1, priority: 2, target: 300)]
+        #expect(allocator.allocate(estimateKbps: 500, sources: sources, now: Self.at(0)) == .init(layers: [1: 11]))
+        for second in 1...6 {
+            #expect(allocator.allocate(estimateKbps: 500, sources: sources, now: Self.at(Double(second))) == .init())
+        }
     }
 
     @Test func forgetsSourcesThatAreGone() {

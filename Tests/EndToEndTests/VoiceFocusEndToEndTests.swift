@@ -77,18 +77,16 @@ struct VoiceFocusEndToEndTests {
         return (Int(size) - 44) / (2 * channels)
     }
 
-    /// Quarantined. The stall once seen here was the media clocks losing time: the mixer and the client restarted
-    /// their 20 ms grid whenever a tick came over 100 ms late, so on a loaded machine the mix ran ~10 % slower than
-    /// real time and the listener's buffers ran dry (fixed: ``MediaFrameClock`` catches up). With RNNoise on its int8
-    /// weights it passes idle and beside three busy loops (4 of 4); beside six (load 6 on two cores) this process
-    /// falls over 500 ms behind at times, talker and mixer skip the stall (timestamps jump 26 frames), and the pauses
-    /// after the skip are measured out of place (1 of 3 passes). Run it with `CARILLON_QUARANTINED_TESTS=1`.
-    @Test(.enabled(if: libraryAvailable, "RNNoise is not installed (`make rnnoise` puts it in .deps/rnnoise)"),
-          .enabled(if: ProcessInfo.processInfo.environment["CARILLON_QUARANTINED_TESTS"] != nil,
-                   "quarantined: flaky under load, see issue 13"))
+    /// Real time and a real server: what it checks must stay true on a busy machine. The path does not keep the
+    /// clip's timeline (the jitter buffer adds and drops frames; a process that falls over 500 ms behind skips, see
+    /// ``MediaFrameClock``), so ``HeardCorpusLevels`` places each phrase on its own and measures only the pauses it
+    /// can place. Seen passing beside the lead's builds (load 5) and beside six busy loops at load 8-11; at load
+    /// 10-11 two runs of three failed because the sessions no longer ran in real time (the recording 6 % short
+    /// after 45 s, phrases seconds apart), which no measurement can repair.
+    @Test(.enabled(if: libraryAvailable, "RNNoise is not installed (`make rnnoise` puts it in .deps/rnnoise)"))
     func voiceFocusTakesTheKeyboardOutOfThePauses() async throws {
         var random = SeededRandom(seed: 31)
-        let corpus = SpeechCorpus(seconds: 8, using: &random)
+        let corpus = SpeechCorpus(seconds: 16, using: &random)
         let noisy = corpus.noisy(corpus.noise(.keyboard, using: &random), snrDB: 5)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carillon-voice-focus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -108,22 +106,17 @@ struct VoiceFocusEndToEndTests {
                                                     maximumLagSeconds: Double(before) / rate + 1)
             // The whole clip must be in the recording, or its pauses would be measured on silence after it.
             #expect(delay + corpus.clean.count <= recording.count, "recording too short: delay \(delay), \(recording.count) samples")
-            // The jitter buffer adds and drops 20 ms frames, and a loaded machine's stalls drop more: each pause is
-            // measured where the phrase before it is heard, with 50 ms more margin on each side.
-            pauseLevels[voiceFocus] = NoiseSuppressionScore.pauseLevelDB(recording, corpus: corpus, delay: delay,
-                                                                         extraMargin: SpeechCorpus.sampleRate / 20,
-                                                                         driftSeconds: 0.3)
+            // The path does not keep the clip's timeline (the jitter buffer adds and drops frames; a sender or mixer
+            // over 500 ms behind skips): each phrase is found on its own, and only pauses whose phrases on both sides
+            // sit at the same lag are measured. Six of the 16 s clip's pauses lie between phrases.
+            let levels = HeardCorpusLevels(recording, corpus: corpus, delay: delay)
+            print("Voice Focus \(voiceFocus ? "on" : "off"): phrases at lags \(levels.phraseLags), "
+                  + "\(levels.measuredPauses) pauses measured, \(levels.skippedPauses) left out")
+            #expect(levels.measuredPauses >= 3, "only \(levels.measuredPauses) pauses could be placed: lags \(levels.phraseLags)")
+            pauseLevels[voiceFocus] = levels.pauseLevelDB
             // Quiet pauses mean nothing if the speech is gone too (a stalled path leaves the recording silent, and
             // its pauses then measure digital silence): the phrases must be heard near their level (-26 dBFS).
-            var energy = 0.0, count = 0
-            for phrase in corpus.phrases {
-                for index in phrase where index + delay < recording.count {
-                    energy += Double(recording[index + delay]) * Double(recording[index + delay])
-                    count += 1
-                }
-            }
-            let speech = 10 * log10(max(energy, 1) / Double(max(count, 1)) / (Double(Int16.max) * Double(Int16.max)))
-            #expect(speech >= -32, "speech heard at \(speech) dBFS with Voice Focus \(voiceFocus ? "on" : "off")")
+            #expect(levels.speechLevelDB >= -32, "speech heard at \(levels.speechLevelDB) dBFS with Voice Focus \(voiceFocus ? "on" : "off")")
         }
         let off = try #require(pauseLevels[false]), on = try #require(pauseLevels[true])
         print("keyboard noise heard in the pauses: \(off) dBFS without Voice Focus, \(on) dBFS with it")

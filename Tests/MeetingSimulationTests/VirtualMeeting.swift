@@ -37,6 +37,8 @@ final class VirtualMeeting {
         /// What the attendee played, frame by frame (20 ms each), from its first frame.
         var played: [AudioFrame] = []
         var events: [SessionEvent] = []
+        /// The volume updates among ``events``, with when they came (what an active-speaker detector is fed).
+        var volumeUpdates: [(updates: [VolumeUpdate], at: NIODeadline)] = []
         var metrics: [[ObservableMetric: Double]] = []
         /// The CLIENT_METRIC frames the session sent.
         var clientMetrics: [SdkClientMetricFrame] = []
@@ -106,7 +108,8 @@ final class VirtualMeeting {
     private(set) var now = NIODeadline.uptimeNanoseconds(1_000_000_000)
     private var wallNanoseconds: UInt64 = 1_800_000_000_000_000_000
     private(set) var server: MeetingSignalingCore
-    let serverMedia: MeetingMediaCore
+    private(set) var serverMedia: MeetingMediaCore
+    private let signalingConfiguration: MeetingSignalingCore.Configuration
     let serverCertificate: DTLSCertificate
     let serverAddress = STUNAddress(address: [127, 0, 0, 1], port: 3478)!
     private(set) var attendees: [Attendee] = []
@@ -133,6 +136,7 @@ final class VirtualMeeting {
         self.seed = seed
         server = MeetingSignalingCore(meetingId: "meeting-\(seed)", configuration: signaling)
         serverMedia = MeetingMediaCore(now: now)
+        signalingConfiguration = signaling
         serverCertificate = try DTLSCertificate.generate(commonName: "carillon")
     }
 
@@ -167,6 +171,12 @@ final class VirtualMeeting {
         if receive { client(attendee) { $0.setReceivingVideo(true, now: $1) } }
     }
 
+    /// Stops an attendee's camera (`stopLocalVideo`): the session renegotiates without sending video.
+    func stopVideo(_ attendee: Attendee) {
+        attendee.camera = nil
+        client(attendee) { $0.setSendingVideo(false, now: $1) }
+    }
+
     /// Sets an attendee's remote video subscriptions, as `updateVideoSourceSubscriptions` does (by attendee id).
     func updateVideoSubscriptions(_ attendee: Attendee, _ added: [String: SessionMediaPlan.ReceivePreference],
                                   removed: [String] = []) {
@@ -177,6 +187,18 @@ final class VirtualMeeting {
     func setMuted(_ attendee: Attendee, _ muted: Bool) {
         client(attendee) { core, now in core.setMuted(muted, now: now).actions }
         attendee.media.setMuted(muted)
+    }
+
+    /// What a restarted `carillon serve` looks like to the sessions: every WebSocket closes abnormally (1006) and
+    /// every media connection is gone at once, with what was in flight to the server; the meeting comes back with new
+    /// signaling and media cores (its attendees are in the store, so they may join again).
+    func restartServer() {
+        inFlight.removeAll { if case .toServer = $0.delivery { true } else if case .closedAtServer = $0.delivery { true } else { false } }
+        serverPeers = [:]
+        serverNegotiations = [:]
+        server = MeetingSignalingCore(meetingId: "meeting-\(seed)", configuration: signalingConfiguration)
+        serverMedia = MeetingMediaCore(now: now)
+        for attendee in attendees where attendee.connection != nil { send(.closedAtClient(attendee, code: 1006)) }
     }
 
     // MARK: Running
@@ -294,6 +316,7 @@ final class VirtualMeeting {
                 attendee.connection = nil
             case .event(let event):
                 attendee.events.append(event)
+                if case .volumes(let updates) = event { attendee.volumeUpdates.append((updates, now)) }
             case .prepareMedia(let plan):
                 stopClientMedia(attendee)
                 let local = TransportDescription(ice: .random(), fingerprint: attendee.certificate.fingerprint, setup: .actpass,
@@ -503,6 +526,9 @@ final class VirtualMeeting {
                 serverMediaOutputs(serverMedia.setVideoPaused(paused, streamIds: streamIds, for: target, now: now))
             case .selectVideoLayer(let target, let mid, let streamId):
                 serverMediaOutputs(serverMedia.selectVideoLayer(streamId, mid: mid, for: target, now: now))
+            case .updateVideoPreferences(let target, let updated, let removedMids):
+                serverMediaOutputs(serverMedia.updateVideoPreferences(updated, removedMids: removedMids, for: target,
+                                                                      now: now))
             case .endMedia(let target):
                 endServerMedia(target)
             case .audioMuted(let attendeeId, let muted):

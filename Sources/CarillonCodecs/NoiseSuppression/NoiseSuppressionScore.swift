@@ -48,35 +48,13 @@ public struct NoiseSuppressionScore: Sendable {
     }
 
     /// The RMS level of `signal` over the corpus's pauses, in dB relative to full scale, when `signal` lags the corpus
-    /// by `delay` samples: what "noise in the pauses" means in every Voice Focus figure.
-    ///
-    /// For audio that went through a network, whose jitter buffer adds and drops frames (and a loaded machine's
-    /// stalls drop more), the delay drifts: with `driftSeconds` above 0 each pause is measured at the delay that best
-    /// aligns the phrase before it, searched that far around the previous one, and `extraMargin` samples more are left
-    /// out at each end of every pause.
-    public static func pauseLevelDB(_ signal: [Int16], corpus: SpeechCorpus, delay: Int, extraMargin: Int = 0,
-                                    driftSeconds: Double = 0) -> Double {
-        let block = SpeechCorpus.sampleRate / 1000
-        let cleanEnvelope = driftSeconds > 0 ? envelope(corpus.clean, block: block) : []
-        let signalEnvelope = driftSeconds > 0 ? envelope(signal.lazy.map(Double.init), block: block) : []
-        let drift = Int(driftSeconds * 1000)
-        var current = delay
+    /// by `delay` samples: what "noise in the pauses" means in every Voice Focus figure. For audio that went through
+    /// a network, whose timeline is not kept, see ``HeardCorpusLevels``.
+    public static func pauseLevelDB(_ signal: [Int16], corpus: SpeechCorpus, delay: Int) -> Double {
         var energy = 0.0, count = 0
-        for pause in corpus.pauses where pause.count > 2 * extraMargin {
-            if drift > 0, let phrase = corpus.phrases.last(where: { $0.upperBound <= pause.lowerBound }) {
-                let blocks = (phrase.lowerBound / block)..<(phrase.upperBound / block)
-                var best = (lag: current / block, score: -Double.infinity)
-                for lag in max(0, current / block - drift)...(current / block + drift) {
-                    var score = 0.0
-                    for index in blocks where index + lag < signalEnvelope.count {
-                        score += cleanEnvelope[index] * signalEnvelope[index + lag]
-                    }
-                    if score > best.score { best = (lag, score) }
-                }
-                current = best.lag * block
-            }
-            for index in (pause.lowerBound + extraMargin)..<(pause.upperBound - extraMargin) where index + current < signal.count {
-                energy += Double(signal[index + current]) * Double(signal[index + current])
+        for pause in corpus.pauses {
+            for index in pause where index + delay < signal.count {
+                energy += Double(signal[index + delay]) * Double(signal[index + delay])
                 count += 1
             }
         }
@@ -85,7 +63,7 @@ public struct NoiseSuppressionScore: Sendable {
     }
 
     /// The RMS of each `block` samples, less the mean: a level envelope for correlating.
-    private static func envelope(_ values: some Collection<Double>, block: Int) -> [Double] {
+    static func envelope(_ values: some Collection<Double>, block: Int) -> [Double] {
         let blocks = values.count / block
         var result = [Double](repeating: 0, count: blocks)
         var iterator = values.makeIterator()

@@ -73,6 +73,14 @@ struct DelayBasedRateController: Sendable {
         bitrate = min(max(bitrate, minimumBitrate), maximumBitrate)
     }
 
+    /// Takes a measured rate (a bandwidth probe's) as the estimate: the capacity learnt at earlier overuses no longer
+    /// holds, so growth is multiplicative again until the next overuse.
+    mutating func setEstimate(_ measured: Double) {
+        bitrate = min(max(measured, minimumBitrate), maximumBitrate)
+        capacityMean = nil
+        if state == .decrease { state = .hold }
+    }
+
     private func deviation(_ mean: Double) -> Double { (capacityVariance * mean).squareRoot() }
 
     private mutating func learnCapacity(_ sample: Double) {

@@ -91,6 +91,26 @@ public struct Pacer: Sendable {
         queuedBytes += packet.size
     }
 
+    /// Takes out the waiting packets of `priority` for which `isObsolete` holds (a forwarder's packets of a stream it
+    /// switched away from: sent late they only delay what replaces them), keeping the others in order, and returns
+    /// them oldest first. O(packets waiting at that priority); allocates only when something is removed.
+    public mutating func removeQueued(_ priority: Priority, where isObsolete: (Packet) -> Bool) -> [Packet] {
+        let queue = queues[priority.rawValue]
+        guard queue.contains(where: isObsolete) else { return [] }
+        var kept = CircularBuffer<Packet>(initialCapacity: max(64, queue.count))
+        var removed: [Packet] = []
+        for packet in queue {
+            if isObsolete(packet) {
+                removed.append(packet)
+                queuedBytes -= packet.size
+            } else {
+                kept.append(packet)
+            }
+        }
+        queues[priority.rawValue] = kept
+        return removed
+    }
+
     /// When to poll next: at once (a deadline already passed) for waiting audio or before the first poll, otherwise the
     /// next interval once the budget allows a packet; nil when nothing waits or the rate is zero.
     public var nextDeadline: NIODeadline? {

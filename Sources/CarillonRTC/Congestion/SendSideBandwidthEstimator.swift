@@ -10,6 +10,10 @@ import NIOCore
 ///   throughput.
 /// - Loss-based: with under 2 % loss the loss limit lets the target grow (8 % per report); with over 10 % it cuts the
 ///   target by half the loss fraction, at most once per 300 ms plus a round trip.
+/// - Probing: an estimate only grows to about 1.5× what gets through, so a sender that sends less than the link carries
+///   never learns that it carries more. ``startProbe(bitrate:at:duration:)`` opens a short window the sender fills to
+///   that rate with padding (``probePaddingDue(at:)``); once the feedback reports the window's packets, a
+///   ``ProbeCluster`` result above the estimate becomes the delay-based estimate (and lifts the loss limit to it).
 /// - ``targetBitrate`` is the lower of the two, within the configured bounds, starting at the start bitrate.
 ///
 /// It keeps no timers: every input returns at once and ``targetBitrate`` changes only on input. Owned by one event
@@ -55,6 +59,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var lastLossDecrease: NIODeadline?
     private var smoothedRoundTrip: Double?
     private var acknowledgements: [(send: Int64, arrival: Int64, size: Int)] = []
+    private var probe: ProbeCluster?
 
     /// The bitrate to aim for, in bits per second.
     public private(set) var targetBitrate: Int
@@ -62,6 +67,11 @@ public struct SendSideBandwidthEstimator: Sendable {
     public private(set) var feedbackCount = 0
     /// Packets the feedback reported lost (a packet reported again after arriving late is not taken back).
     public private(set) var packetsReportedLost = 0
+    /// The last probe's outcome: the rate that got through (bits per second), nil when it said nothing; nil before
+    /// the first probe was evaluated.
+    public private(set) var lastProbeResult: Int??
+    /// Probes evaluated so far.
+    public private(set) var probesEvaluated = 0
 
     /// Creates an estimator at the configured start bitrate; `historySize` (rounded up to a power of two) is how many
     /// sent packets are remembered for matching feedback.
@@ -94,7 +104,27 @@ public struct SendSideBandwidthEstimator: Sendable {
     public mutating func packetSent(transportSequenceNumber: UInt16, size: Int, at time: NIODeadline) {
         let sequence = sendUnwrapper.unwrap(transportSequenceNumber)
         newestSent = max(newestSent ?? sequence, sequence)
-        sent[Int(sequence & sentMask)] = SentPacket(sequence: sequence, sendTime: Int64(time.uptimeNanoseconds), size: size)
+        let sendTime = Int64(time.uptimeNanoseconds)
+        sent[Int(sequence & sentMask)] = SentPacket(sequence: sequence, sendTime: sendTime, size: size)
+        if probe?.contains(sendTime) == true { probe?.sent(sequence: sequence, size: size, at: sendTime) }
+    }
+
+    /// Opens a probe: every packet sent from `now` for `duration` counts towards it, and the sender tops them up to
+    /// `bitrate` with padding (``probePaddingDue(at:)``). Replaces a probe not evaluated yet.
+    public mutating func startProbe(bitrate: Int, at now: NIODeadline, duration: TimeAmount) {
+        probe = ProbeCluster(bitrate: bitrate, start: now, duration: duration)
+    }
+
+    /// Whether a probe is open or waits for its feedback.
+    public var isProbing: Bool { probe != nil }
+
+    /// The padding bytes the open probe wants sent at `now` to keep to its rate; 0 outside its window.
+    public func probePaddingDue(at now: NIODeadline) -> Int { probe?.bytesDue(at: now) ?? 0 }
+
+    /// The end of the open probe's window (while it is open at `now`), for the sender's padding timer.
+    public func probeWindowEnd(after now: NIODeadline) -> NIODeadline? {
+        guard let probe, probe.contains(Int64(now.uptimeNanoseconds)) else { return nil }
+        return .uptimeNanoseconds(UInt64(probe.end))
     }
 
     /// Takes in one transport-wide feedback message received at `now`.
@@ -118,12 +148,15 @@ public struct SendSideBandwidthEstimator: Sendable {
             let sequence = newestSent + distance
             let slot = Int(sequence & sentMask)
             guard sent[slot].sequence == sequence, !sent[slot].acknowledged else { continue }
+            let inProbe = probe.map { sequence >= ($0.firstSequence ?? .max) && sequence <= ($0.lastSequence ?? .min) } ?? false
             guard let ticks = result.arrivalTicks else {
                 packetsReportedLost += 1
+                if inProbe { probe?.reported(arrival: nil, size: sent[slot].size) }
                 continue
             }
             sent[slot].acknowledged = true
             let arrival = reference + ticks * TransportFeedback.tickNanoseconds
+            if inProbe { probe?.reported(arrival: arrival, size: sent[slot].size) }
             acknowledgements.append((sent[slot].sendTime, arrival, sent[slot].size))
             newestAcknowledgedSend = max(newestAcknowledgedSend ?? sent[slot].sendTime, sent[slot].sendTime)
         }
@@ -138,7 +171,21 @@ public struct SendSideBandwidthEstimator: Sendable {
         }
         delayController.update(detector.usage, acknowledged: meter.bitrate, roundTripMilliseconds: smoothedRoundTrip ?? 100,
                                now: Int64(now.uptimeNanoseconds))
+        evaluateProbe(now: now)
         updateTarget()
+    }
+
+    /// Takes the probe's result once its feedback is complete: a rate above the estimate becomes the delay-based
+    /// estimate (unless the delay says overuse now) and lifts the loss limit to it.
+    private mutating func evaluateProbe(now: NIODeadline) {
+        guard var finished = probe, finished.isComplete(at: now) else { return }
+        probe = nil
+        let result = finished.result()
+        lastProbeResult = .some(result)
+        probesEvaluated += 1
+        guard let result, result > targetBitrate, detector.usage != .overusing else { return }
+        delayController.setEstimate(Double(result))
+        if let limit = lossLimit { lossLimit = max(limit, Double(result)) }
     }
 
     /// Takes in the fraction lost (in 1/256) of a receiver report block about the media this estimator paces.

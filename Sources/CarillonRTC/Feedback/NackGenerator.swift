@@ -33,6 +33,15 @@ public struct NackGenerator: Sendable {
     /// Sequence numbers currently considered missing.
     public var missingCount: Int { missing.count }
 
+    /// The missing sequence numbers, oldest first. Allocates the result.
+    public var missingSequenceNumbers: [UInt16] { missing.keys.sorted().map { UInt16(truncatingIfNeeded: $0) } }
+
+    /// The missing sequence numbers not requested yet (still within their reordering grace, or not polled since):
+    /// what a receiver's statistics owe no NACK for yet. Allocates the result.
+    public var unrequested: [UInt16] {
+        missing.filter { $0.value.lastRequested == nil }.keys.sorted().map { UInt16(truncatingIfNeeded: $0) }
+    }
+
     /// Records an arrived packet.
     public mutating func received(sequenceNumber: UInt16, now: NIODeadline) {
         let extended = unwrapper.unwrap(sequenceNumber)
@@ -44,7 +53,10 @@ public struct NackGenerator: Sendable {
             // Everything skipped over is missing, but never more than the age limit allows.
             for gap in max(newest + 1, extended - maximumAge)..<extended { missing[gap] = Missing(firstSeen: now) }
             self.newest = extended
-            missing = missing.filter { $0.key >= extended - maximumAge }
+            // Rebuilt only when an entry aged out: filtering allocates, and this runs for every in-order packet.
+            if let oldest = missing.keys.min(), oldest < extended - maximumAge {
+                missing = missing.filter { $0.key >= extended - maximumAge }
+            }
         } else {
             missing[extended] = nil
         }

@@ -41,6 +41,32 @@ public struct RTXStream: Sendable {
         return packet
     }
 
+    /// A padding-only packet of the RTX stream, as a sender probing for bandwidth sends (it repairs nothing: no
+    /// original sequence number, no payload): the RTX payload type paired with `mediaPayloadType`, the next RTX
+    /// sequence number, `timestamp`, and `count` octets of RTP padding (1-255; the last one holds the count). With
+    /// `transportCCExtensionId`, a one-byte-form extension with a zero transport-wide sequence number, to be written
+    /// as the packet leaves. `tagRoom` bytes of capacity are reserved so SRTP protects it in place. Nil when
+    /// `mediaPayloadType` has no RTX pairing. One array.
+    public mutating func paddingPacket(mediaPayloadType: UInt8, timestamp: UInt32, count: UInt8,
+                                       transportCCExtensionId: UInt8?, tagRoom: Int = 16) -> [UInt8]? {
+        guard let rtxType = payloadTypes[mediaPayloadType], count > 0 else { return nil }
+        var packet = [UInt8]()
+        packet.reserveCapacity(20 + Int(count) + tagRoom)
+        packet.append(0xA0 | (transportCCExtensionId == nil ? 0 : 0x10))
+        packet.append(rtxType & 0x7F)
+        packet.append(UInt8(nextSequenceNumber >> 8))
+        packet.append(UInt8(truncatingIfNeeded: nextSequenceNumber))
+        for shift in stride(from: 24, through: 0, by: -8) { packet.append(UInt8(truncatingIfNeeded: timestamp >> shift)) }
+        for shift in stride(from: 24, through: 0, by: -8) { packet.append(UInt8(truncatingIfNeeded: ssrc >> shift)) }
+        if let id = transportCCExtensionId {
+            packet += [0xBE, 0xDE, 0, 1, id << 4 | 1, 0, 0, 0]
+        }
+        packet += repeatElement(0, count: Int(count) - 1)
+        packet.append(count)
+        nextSequenceNumber &+= 1
+        return packet
+    }
+
     /// Restores the original packet from a received RTX packet: `mediaSSRC` is the stream it repairs and
     /// `mediaPayloadTypes` maps RTX payload types to their `apt`. Nil for a malformed or unpaired packet (an empty
     /// RTX payload is padding used for probing and carries nothing).

@@ -99,7 +99,8 @@ public final class PeerConnection {
     ///
     /// The datagram is consumed: handed over as the last reference to its storage, SRTP decrypts it in place and the
     /// reported `RTPPacket`'s payload is a slice of it, so media costs no copy here. The returned output's event
-    /// array is one heap allocation per media packet; ``receive(_:from:now:into:)`` avoids it.
+    /// array is one heap allocation per media packet; ``receive(_:from:now:into:)`` avoids it. The datagram comes
+    /// back in ``PeerConnectionOutput/receivedDatagram`` for its storage to be reused.
     public func receive(_ datagram: consuming [UInt8], from source: STUNAddress, now: NIODeadline) -> PeerConnectionOutput {
         var output = PeerConnectionOutput()
         receive(consume datagram, from: source, now: now, into: &output)
@@ -113,20 +114,18 @@ public final class PeerConnection {
     /// it into an `RTPPacket` or `RTCPPacket`s needs (RTP header extension values are arrays).
     public func receive(_ datagram: consuming [UInt8], from source: STUNAddress, now: NIODeadline,
                         into output: inout PeerConnectionOutput) {
-        guard let first = datagram.first else {
-            statistics.datagramsDropped += 1
-            return
-        }
-        switch first {
-        case 0...3:
-            receiveSTUN(datagram, from: source, now: now, into: &output)
-        case 20...63:
-            receiveDTLS(datagram, from: source, now: now, into: &output)
-        case 128...191:
-            receiveMedia(consume datagram, from: source, into: &output)
+        var bytes = consume datagram
+        switch bytes.first {
+        case .some(0...3):
+            receiveSTUN(bytes, from: source, now: now, into: &output)
+        case .some(20...63):
+            receiveDTLS(bytes, from: source, now: now, into: &output)
+        case .some(128...191):
+            receiveMedia(&bytes, from: source, into: &output)
         default:
             statistics.datagramsDropped += 1
         }
+        output.receivedDatagram = consume bytes
     }
 
     /// Runs timers: ICE checks, retransmissions and consent, DTLS retransmissions and timeouts.
@@ -260,14 +259,14 @@ public final class PeerConnection {
         handle(result.events, into: &output)
     }
 
-    private func receiveMedia(_ datagram: consuming [UInt8], from source: STUNAddress, into output: inout PeerConnectionOutput) {
+    /// Decrypts `bytes` in place (the caller's only reference) and reports what it carries.
+    private func receiveMedia(_ bytes: inout [UInt8], from source: STUNAddress, into output: inout PeerConnectionOutput) {
         guard let inbound, isTrusted(source) else {
             statistics.datagramsDropped += 1
             return
         }
         // RFC 5761 §4: RTCP packet types 192-223 occupy the second byte where RTP has marker and payload type.
-        let isRTCP = datagram.count >= 2 && (192...223).contains(datagram[1])
-        var bytes = consume datagram
+        let isRTCP = bytes.count >= 2 && (192...223).contains(bytes[1])
         do {
             if isRTCP {
                 try inbound.unprotectRTCP(&bytes)

@@ -4,6 +4,10 @@ public struct PeerConnectionOutput: Sendable {
     public var datagrams: [(datagram: [UInt8], to: STUNAddress)] = []
     /// What happened, in order.
     public var events: [PeerConnectionEvent] = []
+    /// The datagram a `receive` call handled (decrypted in place when it was media: an `.rtp` event's payload is a
+    /// slice of it), handed back so its owner can reuse the storage for a later datagram once it has let go of the
+    /// events (``PeerConnectionDriver`` gives it to ``MediaPort``'s receive pool); nil after other calls.
+    public var receivedDatagram: [UInt8]?
 
     /// An empty output.
     public init() {}

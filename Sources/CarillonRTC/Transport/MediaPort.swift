@@ -53,23 +53,41 @@ public final class MediaPort: @unchecked Sendable {
 
     /// A driver for `connection` on `eventLoop` whose datagrams leave through this port. Call
     /// ``register(_:usernameFragment:)`` to receive, then start it on its loop.
+    ///
+    /// The driver gives each received datagram back once handled: straight to the port's receive pool when it runs on
+    /// the socket's loop, else with its loop's outbox, which carries what a turn gave back in the hop it makes anyway.
     public func makeDriver(for connection: PeerConnection, on eventLoop: any EventLoop) -> PeerConnectionDriver {
         let outbox = outbox(for: eventLoop)
-        return PeerConnectionDriver(connection: connection, eventLoop: eventLoop) { bytes, target in
+        let sameLoop = eventLoop === channel.eventLoop
+        let router = self.router
+        return PeerConnectionDriver(connection: connection, eventLoop: eventLoop, transmit: { bytes, target in
             outbox.send(bytes, to: target)
-        }
+        }, recycleReceived: { spent in
+            if sameLoop { router.receivePool.recycle(consume spent) } else { outbox.giveBack(consume spent) }
+        })
     }
+
+    /// The most spare arrays the port keeps to read datagrams into (about 1.5 MiB): more than a read burst's
+    /// datagrams in flight to other loops and back.
+    public static let receivePoolLimit = 1_024
 
     /// The one outbox of `eventLoop` on this port: every driver on that loop sends through it.
     private func outbox(for eventLoop: any EventLoop) -> MediaPortOutbox {
         outboxes.withLockedValue { outboxes in
             let key = ObjectIdentifier(eventLoop)
             if let existing = outboxes[key] { return existing }
-            let created = MediaPortOutbox(eventLoop: eventLoop, channel: channel) { [router] datagrams, bytes in
+            let created = MediaPortOutbox(eventLoop: eventLoop, channel: channel, onWritten: { [router] datagrams, bytes in
                 // Runs on the port's loop, once per batch.
                 router.statistics.datagramsSent += datagrams
                 router.statistics.bytesSent += bytes
-            }
+            }, onGivenBack: { [router] spent in
+                // Runs on the port's loop, once per batch; each array moved out so the pool holds its only reference.
+                for index in spent.indices {
+                    var datagram: [UInt8] = []
+                    swap(&datagram, &spent[index])
+                    router.receivePool.recycle(consume datagram)
+                }
+            })
             outboxes[key] = created
             return created
         }
@@ -95,7 +113,11 @@ public final class MediaPort: @unchecked Sendable {
 
     /// The port's counters since it was bound, read on its loop (one hop; for a metrics scrape, not per packet).
     public func statistics() async throws -> MediaPortStatistics {
-        try await channel.eventLoop.submit { [router] in router.statistics }.get()
+        try await channel.eventLoop.submit { [router] in
+            var statistics = router.statistics
+            statistics.receiveBuffersAllocated = router.receivePool.freshAllocations
+            return statistics
+        }.get()
     }
 
     /// Closes the port.
@@ -113,6 +135,8 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
     private var addresses: [ObjectIdentifier: [STUNAddress]] = [:]
     /// Counted on the port's loop, where every datagram passes: plain integers, no lock and no allocation.
     var statistics = MediaPortStatistics()
+    /// The arrays datagrams are read into; drivers give them back once handled.
+    var receivePool = DatagramBufferPool(limit: MediaPort.receivePoolLimit)
     /// Datagrams of the current read burst for connections owned by other loops, by loop.
     private var pending: [ObjectIdentifier: (loop: any EventLoop, datagrams: [(PeerConnectionDriver, [UInt8], STUNAddress)])] = [:]
 
@@ -136,7 +160,9 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
         guard let source = STUNAddress(envelope.remoteAddress), let first = envelope.data.readableBytesView.first else {
             return
         }
-        let bytes = Array(envelope.data.readableBytesView)
+        // Read into a recycled array: the copy out of NIO's receive buffer (which NIO then reuses) allocates nothing.
+        var bytes = receivePool.take()
+        envelope.data.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
         var driver = byAddress[source]
         if first < 4, let fragment = Self.localFragment(of: bytes), let owner = byFragment[fragment] {
             // A check names its session; the source address then routes the rest of that peer's traffic.
@@ -145,6 +171,7 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
         }
         guard let driver else {
             statistics.datagramsUnrouted += 1
+            receivePool.recycle(consume bytes)
             return
         }
         if driver.eventLoop.inEventLoop {

@@ -8,73 +8,69 @@ import NIOCore
 /// the socket belongs to this loop, else with one `execute` on the socket's loop. So a tick of 250 attendees costs
 /// two hops, not 250.
 ///
-/// Datagrams are copied into a ring of byte buffers (``recycledBuffers`` by default): by the time the ring comes
-/// round, the socket has written and released a buffer, so it is reused in place and sending allocates nothing (a
-/// buffer the socket still holds, in a burst larger than the ring, is copied on write: correct, one allocation). The
-/// ring costs about 1.5 KB a slot per loop.
+/// Datagrams are copied into a ``SendBufferRing``: once the ring is warm, sending allocates nothing, and the array
+/// a datagram came in goes back to its sender for reuse (``PeerConnectionDriver/sendRTP(_:)`` returns it).
 ///
 /// Threading: ``send(_:to:)`` only on `eventLoop`. `@unchecked Sendable` so the port can keep one per loop: the
 /// loop is the lock for `queued` and the ring.
 final class MediaPortOutbox: @unchecked Sendable {
-    /// Slots in the ring of send buffers, by default.
-    static let recycledBuffers = 1_024
-    /// The capacity a new buffer starts with: a full-size datagram.
-    static let bufferCapacity = 1_500
-
     private let eventLoop: any EventLoop
     private let channel: any Channel
     private var queued: [AddressedEnvelope<ByteBuffer>] = []
-    /// Buffers handed to the socket before; each slot keeps one reference so its storage can be reused.
-    private var ring: [ByteBuffer?] = []
-    private var nextSlot = 0
-    private let ringSize: Int
+    private var ring: SendBufferRing
+    /// Received datagrams this turn's connections are done with, on their way back to the socket loop's pool.
+    private var givenBack: [[UInt8]] = []
     /// Told, on the socket's loop, how many datagrams and bytes each batch wrote.
     private let onWritten: @Sendable (Int, Int) -> Void
+    /// Handed, on the socket's loop, the received datagrams given back in a turn (to move out of the list).
+    private let onGivenBack: @Sendable (inout [[UInt8]]) -> Void
 
-    init(eventLoop: any EventLoop, channel: any Channel, ringSize: Int = MediaPortOutbox.recycledBuffers,
-         onWritten: @escaping @Sendable (Int, Int) -> Void) {
-        self.ringSize = max(1, ringSize)
+    init(eventLoop: any EventLoop, channel: any Channel, ringSize: Int = SendBufferRing.defaultSize,
+         onWritten: @escaping @Sendable (Int, Int) -> Void,
+         onGivenBack: @escaping @Sendable (inout [[UInt8]]) -> Void = { _ in }) {
+        ring = SendBufferRing(size: ringSize, allocator: channel.allocator)
         self.eventLoop = eventLoop
         self.channel = channel
         self.onWritten = onWritten
+        self.onGivenBack = onGivenBack
     }
 
     /// Queues one datagram for `target`; it leaves at the end of this turn of the loop.
     func send(_ bytes: [UInt8], to target: STUNAddress) {
         eventLoop.preconditionInEventLoop()
-        if queued.isEmpty { eventLoop.execute { self.flush() } }
-        queued.append(AddressedEnvelope(remoteAddress: target.socketAddress, data: recycledBuffer(holding: bytes)))
+        if queued.isEmpty, givenBack.isEmpty { eventLoop.execute { self.flush() } }
+        queued.append(AddressedEnvelope(remoteAddress: target.socketAddress, data: ring.buffer(holding: bytes)))
     }
 
-    /// The next slot's buffer, cleared and holding `bytes`; the slot keeps a reference for the next round.
-    private func recycledBuffer(holding bytes: [UInt8]) -> ByteBuffer {
-        if ring.count < ringSize {
-            var buffer = channel.allocator.buffer(capacity: max(bytes.count, Self.bufferCapacity))
-            buffer.writeBytes(bytes)
-            ring.append(buffer)
-            return buffer
-        }
-        // Moved out of the slot, so the ring's reference does not count against uniqueness.
-        var buffer = ring[nextSlot].take() ?? channel.allocator.buffer(capacity: Self.bufferCapacity)
-        buffer.clear()
-        buffer.writeBytes(bytes)
-        ring[nextSlot] = buffer
-        nextSlot = (nextSlot + 1) % ringSize
-        return buffer
+    /// Takes back a received datagram (consumed) that a connection of this loop has handled; it goes to the
+    /// socket's loop with this turn's batch, not in a hop of its own.
+    func giveBack(_ datagram: consuming [UInt8]) {
+        eventLoop.preconditionInEventLoop()
+        if queued.isEmpty, givenBack.isEmpty { eventLoop.execute { self.flush() } }
+        givenBack.append(datagram)
     }
 
     private func flush() {
-        guard !queued.isEmpty else { return }
+        guard !queued.isEmpty || !givenBack.isEmpty else { return }
         let channel = self.channel
-        let onWritten = self.onWritten
+        let onWritten = self.onWritten, onGivenBack = self.onGivenBack
         if channel.eventLoop.inEventLoop {
             // Written before the list is emptied, so it keeps its storage: no copy of the list either.
-            Self.write(queued, to: channel, onWritten: onWritten)
+            if !queued.isEmpty { Self.write(queued, to: channel, onWritten: onWritten) }
             queued.removeAll(keepingCapacity: true)
+            if !givenBack.isEmpty { onGivenBack(&givenBack) }
+            givenBack.removeAll(keepingCapacity: true)
         } else {
             let batch = queued
             queued.removeAll(keepingCapacity: true)
-            channel.eventLoop.execute { Self.write(batch, to: channel, onWritten: onWritten) }
+            // Swapped out, not copied, so each array stays the only reference to its storage.
+            var spent: [[UInt8]] = []
+            swap(&spent, &givenBack)
+            let handOver = GivenBackDatagrams(spent)
+            channel.eventLoop.execute {
+                if !batch.isEmpty { Self.write(batch, to: channel, onWritten: onWritten) }
+                handOver.deliver(to: onGivenBack)
+            }
         }
     }
 
@@ -87,5 +83,21 @@ final class MediaPortOutbox: @unchecked Sendable {
         }
         channel.flush()
         onWritten(batch.count, bytes)
+    }
+}
+
+/// Received datagrams carried from a connection's loop to the socket's in the outbox's hop. `@unchecked Sendable`:
+/// written before the hop, read once after it, never at the same time.
+private final class GivenBackDatagrams: @unchecked Sendable {
+    private var datagrams: [[UInt8]]
+
+    init(_ datagrams: [[UInt8]]) {
+        self.datagrams = datagrams
+    }
+
+    func deliver(to receiver: (inout [[UInt8]]) -> Void) {
+        guard !datagrams.isEmpty else { return }
+        receiver(&datagrams)
+        datagrams = []
     }
 }

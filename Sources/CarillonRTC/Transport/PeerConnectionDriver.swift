@@ -17,12 +17,18 @@ public final class PeerConnectionDriver: @unchecked Sendable {
     private var stopped = false
     /// The output received datagrams are handled into, kept between datagrams so its arrays are reused.
     private var received = PeerConnectionOutput()
+    /// Takes each received datagram back once handled, for its storage to carry a later one.
+    private let recycleReceived: ((consuming [UInt8]) -> Void)?
 
-    /// Creates a driver; `transmit` puts one datagram on the wire and is called on `eventLoop`.
-    public init(connection: PeerConnection, eventLoop: any EventLoop, transmit: @escaping ([UInt8], STUNAddress) -> Void) {
+    /// Creates a driver; `transmit` puts one datagram on the wire and is called on `eventLoop`. `recycleReceived`,
+    /// when given, is handed each received datagram (consumed) once the connection and the event handler are done
+    /// with it, on `eventLoop`: ``MediaPort`` returns it to the pool it reads datagrams into.
+    public init(connection: PeerConnection, eventLoop: any EventLoop, transmit: @escaping ([UInt8], STUNAddress) -> Void,
+                recycleReceived: ((consuming [UInt8]) -> Void)? = nil) {
         self.connection = connection
         self.eventLoop = eventLoop
         self.transmit = transmit
+        self.recycleReceived = recycleReceived
     }
 
     /// Starts the connection (a controlling agent sends its first checks) and reports its events to `onEvent`.
@@ -41,20 +47,24 @@ public final class PeerConnectionDriver: @unchecked Sendable {
         received = PeerConnectionOutput()
         connection.receive(consume datagram, from: source, now: eventLoop.now, into: &output)
         apply(output)
-        // Emptied now, not at the next datagram, so that the events let go of this datagram's storage.
+        // Emptied now, not at the next datagram, so that the events let go of this datagram's storage; then the
+        // datagram, its only reference left, goes back for reuse.
         output.datagrams.removeAll(keepingCapacity: true)
         output.events.removeAll(keepingCapacity: true)
+        if let spent = output.receivedDatagram.take(), let recycleReceived { recycleReceived(consume spent) }
         received = output
     }
 
-    /// Protects and sends an RTP packet; false when the connection is not up (the packet is dropped). Consumed: see
-    /// ``PeerConnection/sendRTP(_:)`` for when protection happens without a copy.
+    /// Protects and sends an RTP packet. Consumed: see ``PeerConnection/sendRTP(_:)`` for when protection happens
+    /// without a copy. Returns the datagram once transmitted (the transmit function copies what it keeps, as
+    /// ``MediaPort``'s outbox does), so the caller can reuse its storage for a later packet (a
+    /// ``DatagramBufferPool``); nil when the connection is not up and the packet was dropped.
     @discardableResult
-    public func sendRTP(_ packet: consuming [UInt8]) -> Bool {
+    public func sendRTP(_ packet: consuming [UInt8]) -> [UInt8]? {
         eventLoop.preconditionInEventLoop()
-        guard !stopped, let (datagram, target) = connection.sendRTP(consume packet) else { return false }
+        guard !stopped, let (datagram, target) = connection.sendRTP(consume packet) else { return nil }
         transmit(datagram, target)
-        return true
+        return datagram
     }
 
     /// Protects and sends an RTCP compound packet; false when the connection is not up.

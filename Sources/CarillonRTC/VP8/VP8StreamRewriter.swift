@@ -76,6 +76,23 @@ public struct VP8StreamRewriter: Sendable {
         isWaitingForKeyFrame = true
     }
 
+    /// Takes back the newest packets it rewrote, which were never sent (a forwarder dropped them from its send queue
+    /// on a switch down): the next packet continues from `lastKept`, the newest one that did go out (as rewritten,
+    /// header and VP8 descriptor), and the picture count steps back by `picturesWithdrawn` (the picture starts among
+    /// the dropped packets). Meant while waiting for a key frame (after ``switchSource(to:timestampDelta:)``): a
+    /// dropped tail that ended mid-frame makes the next frame start one sequence number later, as after any switch.
+    public mutating func withdraw(lastKept: [UInt8], picturesWithdrawn: Int) {
+        guard let header = try? RTPHeader(reading: lastKept), header.payloadRange.upperBound <= lastKept.count else { return }
+        lastSequence = header.sequenceNumber
+        lastTimestamp = header.timestamp
+        lastEndedFrame = header.marker
+        lastPictureID = (lastPictureID &- UInt16(truncatingIfNeeded: picturesWithdrawn)) & 0x7FFF
+        if let descriptor = try? VP8PayloadDescriptor(parsing: lastKept[header.payloadRange]) {
+            if let tl0 = descriptor.tl0PictureIndex { lastTL0 = tl0 }
+            if let keyIndex = descriptor.keyIndex { lastKeyIndex = keyIndex }
+        }
+    }
+
     /// How far ahead of the arrival gap a timestamp mapped through sender reports may land (75 ms at 90 kHz).
     public static let maximumTimestampLead: Int64 = 6_750
 

@@ -100,6 +100,13 @@ final class MeetingMedia: @unchecked Sendable {
         timer.follow(core.nextDeadline)
     }
 
+    /// A receiver in server-side adaptation changed its preferences (REMOTE_VIDEO_UPDATE).
+    func updateVideoPreferences(_ updated: [String: VideoDownlinkPreference], removedMids: [String],
+                                connection: SignalingConnectionID) {
+        perform(core.updateVideoPreferences(updated, removedMids: removedMids, for: connection, now: eventLoop.now))
+        timer.follow(core.nextDeadline)
+    }
+
     /// Ends a session's media (it left, its socket ended, or it re-offered).
     func end(_ connection: SignalingConnectionID) {
         negotiations[connection] = nil
@@ -137,13 +144,16 @@ final class MeetingMedia: @unchecked Sendable {
     }
 
     /// Carries out `outputs` in order and leaves the array empty with its capacity. Each output is moved out before
-    /// it is used, so a packet reaches its driver unshared and SRTP protects it in place without copying it.
+    /// it is used, so a packet reaches its driver unshared and SRTP protects it in place without copying it; once
+    /// the port's outbox has copied the datagram, its array returns to the core's pool.
     private func perform(draining outputs: inout [MeetingMediaOutput]) {
         outputs.reverse()
         while let output = outputs.popLast() {
             switch consume output {
             case .rtp(let connection, let packet):
-                drivers[connection]?.sendRTP(packet)
+                // The outbox has copied the datagram by the time it comes back: its array goes back to the pool
+                // the core builds downlink packets in.
+                if let spent = drivers[connection]?.sendRTP(packet) { core.recycle(consume spent) }
             case .rtcp(let connection, let compound):
                 drivers[connection]?.sendRTCP(compound)
             case .audioMetadata(let states):

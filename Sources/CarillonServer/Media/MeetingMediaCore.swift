@@ -124,9 +124,10 @@ final class MeetingMediaCore {
         video.setPaused(paused, streamIds: streamIds, for: id, now: now)
     }
 
-    /// Whether the router picks the layers a session receives from its downlink estimate (``SimulcastLayerRule``).
-    func setSelectsLayersByEstimate(_ enabled: Bool, for id: SignalingConnectionID) {
-        video.setSelectsLayersByEstimate(enabled, for: id)
+    /// A receiver in server-side adaptation (mode 4) changed its preferences: REMOTE_VIDEO_UPDATE.
+    func updateVideoPreferences(_ updated: [String: VideoDownlinkPreference], removedMids: [String],
+                                for id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+        video.updatePreferences(updated, removedMids: removedMids, for: id, now: now)
     }
 
     /// A receiver chose the layer (stream id) its m-line `mid` carries: REMOTE_VIDEO_UPDATE.
@@ -211,6 +212,12 @@ final class MeetingMediaCore {
         let level = carried ?? measured
         activity.record(session.attendeeId, sequenceNumber: packet.sequenceNumber, level: level)
         mixer?.receive(packet, from: participant, level: level, arrival: now)
+    }
+
+    /// Takes back the array of a datagram the shell has sent (consumed), for the video router to build a later
+    /// downlink packet in; arrays too small for a datagram, or beyond the pool's limit, are let go.
+    func recycle(_ datagram: consuming [UInt8]) {
+        video.recycle(consume datagram)
     }
 
     /// Takes the RTCP packets of one compound from a session: proof its uplink lives (a muted attendee sends no

@@ -29,9 +29,10 @@ import NIOCore
 ///   estimate goes out as BITRATES `server_available_outgoing_bitrate` (`MeetingVideoRouter+Allocation.swift`).
 ///
 /// ``MeetingMediaCore`` owns it and feeds it; it returns ``MeetingMediaOutput``s, appended to a buffer the caller
-/// reuses. Per forwarded packet and receiver: one array, the downlink's copy, built once with room for the SRTP tag
-/// (it becomes the datagram; the send history copies it into a recycled buffer, so it stays unshared and is
-/// protected in place), and O(1) work through a publisher → downlinks route table rebuilt only when subscriptions
+/// reuses. Per forwarded packet and receiver: one array from the router's ``DatagramBufferPool``, the downlink's
+/// copy, built with room for the SRTP tag (it becomes the datagram; the send history copies it into a recycled
+/// buffer, so it stays unshared and is protected in place; the shell gives it back to the pool once the socket's
+/// outbox has copied it, so in steady state nothing is allocated), and O(1) work through a publisher → downlinks route table rebuilt only when subscriptions
 /// change. `carillon bench forward --video-receivers N` measures it.
 ///
 /// Threading: not thread-safe; the meeting's event loop owns it.
@@ -138,6 +139,8 @@ struct MeetingVideoRouter {
         var lastSentAt: NIODeadline?
         var remoteEstimate: UInt64?
         var retransmissions = 0
+        /// Packets taken back from the pacer on switches down and pauses (`MeetingVideoRouter+Withdrawal.swift`).
+        var withdrawnPackets = 0
 
         /// Nothing is forwarded: the receiver or its allocation paused it.
         var isPaused: Bool { pausedByReceiver || pausedByAllocator }
@@ -160,6 +163,8 @@ struct MeetingVideoRouter {
             minimumBitrate: MeetingVideoRouter.minimumDownlinkBitrate, startBitrate: MeetingVideoRouter.startDownlinkBitrate,
             maximumBitrate: MeetingVideoRouter.maximumDownlinkBitrate))
         var pacer = Pacer(targetBitrate: MeetingVideoRouter.startDownlinkBitrate)
+        /// When the open bandwidth probe's padding is next topped up (`MeetingVideoRouter+Probing.swift`).
+        var nextProbePadding: NIODeadline?
 
         init(extensionId: UInt8) { self.extensionId = extensionId }
     }
@@ -175,8 +180,6 @@ struct MeetingVideoRouter {
         var downlinks: [Downlink] = []
         /// Present while a downlink negotiated transport-cc.
         var control: DownlinkControl?
-        /// Whether the router picks its downlinks' layers from its estimate (``SimulcastLayerRule``).
-        var selectsLayersByEstimate = false
         /// Present when the session asked for server-side adaptation (mode 4): per mid, its preference.
         var preferences: [String: VideoDownlinkPreference]?
         /// The mode-4 allocation of what the session receives (present with ``preferences`` and ``control``).
@@ -206,12 +209,19 @@ struct MeetingVideoRouter {
     private(set) var routes: [SignalingConnectionID: [(receiver: SignalingConnectionID, index: Int)]] = [:]
     private var nextReports: NIODeadline?
     private var nextFeedback: NIODeadline?
+    /// The arrays downlink packets are built in; the shell gives each back once its outbox has copied it
+    /// (``recycle(_:)``), so forwarding allocates none in steady state.
+    private(set) var datagramPool = DatagramBufferPool(limit: MeetingVideoRouter.datagramPoolLimit)
+    /// The most spare datagram arrays one meeting keeps (about 384 KiB): more than one turn of a 10 × 10 meeting
+    /// has in flight (a packet per receiver plus what the pacers hold); a key-frame burst beyond it allocates and the
+    /// surplus is let go when it comes back.
+    static let datagramPoolLimit = 256
 
     /// When ``tick(now:)`` is next due. Read after every packet (the shell re-arms its timer), so it allocates nothing.
     var nextDeadline: NIODeadline? {
         var earliest = nextReports.earlier(nextFeedback)
         for member in members.values {
-            earliest = earliest.earlier(member.control?.pacer.nextDeadline)
+            earliest = earliest.earlier(member.control?.pacer.nextDeadline).earlier(member.control?.nextProbePadding)
             for layer in member.uplink?.layers ?? [] where layer.keyFrameRequestDeferred {
                 if let last = layer.lastKeyFrameRequest { earliest = earliest.earlier(last + Self.keyFrameRequestInterval) }
             }
@@ -324,14 +334,8 @@ struct MeetingVideoRouter {
               members[downlink.negotiated.source.publisher]?.uplink?.layerIndex(streamId: streamId) != nil
         else { return [] }
         downlink.selection.target = streamId
-        guard members[id]?.connected == true, !downlink.pausedByReceiver else { return [] }
+        guard members[id]?.connected == true, !downlink.isPaused else { return [] }
         return requestKeyFrame(for: downlink, now: now)
-    }
-
-    /// Whether the router picks the layers of session `id`'s downlinks from its downlink estimate with
-    /// ``SimulcastLayerRule`` (checked with the reports, once a second).
-    mutating func setSelectsLayersByEstimate(_ enabled: Bool, for id: SignalingConnectionID) {
-        members[id]?.selectsLayersByEstimate = enabled
     }
 
     // MARK: RTP
@@ -403,13 +407,15 @@ struct MeetingVideoRouter {
     /// (layer index `target`) at the target's next key frame, mapping timestamps through both layers' sender reports;
     /// while the current layer's report or the target's is missing it keeps the current layer. `keyFrameStart` caches
     /// whether the packet starts a key frame, worked out only when a downlink is switching.
-    private func forward(_ media: RTPPacket, layer layerIndex: Int, of uplink: Uplink, target: Int?,
+    private mutating func forward(_ media: RTPPacket, layer layerIndex: Int, of uplink: Uplink, target: Int?,
                          to receiver: SignalingConnectionID, downlink: Downlink, keyFrameStart: inout Bool?,
                          now: NIODeadline) -> [UInt8]? {
         let current = uplink.layerIndex(streamId: downlink.selection.current)
         if downlink.selection.isSwitching, layerIndex == target,
            let delta = switchPoint(media, layer: layerIndex, from: current, of: uplink, downlink: downlink,
                                    keyFrameStart: &keyFrameStart) {
+            // A switch down: what still waits for this downlink is of the layer left, and would delay the key frame.
+            if let current, layerIndex < current { withdrawQueued(downlink, of: receiver, now: now) }
             downlink.rewriter.switchSource(to: media.ssrc, timestampDelta: delta)
             downlink.selection.current = downlink.selection.target
         } else if layerIndex != current {
@@ -418,12 +424,16 @@ struct MeetingVideoRouter {
             // The layer restarted on a new SSRC: continue at its next key frame.
             downlink.rewriter.switchSource(to: media.ssrc)
         }
-        var bytes = Self.downlinkPacket(media, payloadType: downlink.negotiated.payloadType,
-                                        transportCCExtensionId: members[receiver]?.control?.extensionId)
+        var bytes = datagramPool.take()
+        Self.writeDownlinkPacket(media, payloadType: downlink.negotiated.payloadType,
+                                 transportCCExtensionId: members[receiver]?.control?.extensionId, into: &bytes)
         guard let header = try? RTPHeader(reading: bytes),
               downlink.rewriter.rewrite(&bytes, header: header, now: now) == .forward,
               let sent = try? RTPHeader(reading: bytes)
-        else { return nil }
+        else {
+            datagramPool.recycle(consume bytes)
+            return nil
+        }
         downlink.history.store(sequenceNumber: sent.sequenceNumber, packet: bytes, now: now)
         downlink.packetsSent &+= 1
         downlink.octetsSent &+= UInt32(truncatingIfNeeded: sent.payloadRange.count)
@@ -456,9 +466,12 @@ struct MeetingVideoRouter {
     /// A downlink's copy of `media` in one array sized for SRTP: its header with `payloadType`, no extension but a
     /// transport-wide sequence number when the downlink is congestion controlled (zero here: it is written as the
     /// packet leaves the pacer), and the payload. The rewriter then gives it the downlink's SSRC and numbers.
-    static func downlinkPacket(_ media: RTPPacket, payloadType: UInt8, transportCCExtensionId: UInt8?) -> [UInt8] {
+    /// It is written into `bytes`, emptied first with its storage kept: a pooled array of
+    /// ``DatagramBufferPool/bufferCapacity`` holds a packet of up to 1464 payload bytes without growing.
+    static func writeDownlinkPacket(_ media: RTPPacket, payloadType: UInt8, transportCCExtensionId: UInt8?,
+                                    into bytes: inout [UInt8]) {
         let extensionBytes = transportCCExtensionId == nil ? 0 : 8
-        var bytes: [UInt8] = []
+        bytes.removeAll(keepingCapacity: true)
         bytes.reserveCapacity(12 + extensionBytes + media.payload.count + srtpTagRoom)
         bytes.append(0x80 | (transportCCExtensionId == nil ? 0 : 0x10))
         bytes.append((media.marker ? 0x80 : 0) | payloadType & 0x7F)
@@ -478,7 +491,12 @@ struct MeetingVideoRouter {
             bytes.append(0)
         }
         bytes.append(contentsOf: media.payload)
-        return bytes
+    }
+
+    /// Takes back an array a downlink packet was built in, once its datagram has been written (consumed; see
+    /// ``DatagramBufferPool/recycle(_:)`` for what is kept).
+    mutating func recycle(_ datagram: consuming [UInt8]) {
+        datagramPool.recycle(consume datagram)
     }
 
     /// Sends a packet to a session: straight out, or through its pacer when its downlink is congestion controlled.
@@ -547,7 +565,7 @@ struct MeetingVideoRouter {
                 control.estimator.transportFeedbackReceived(feedback, now: now)
                 control.pacer.setRate(targetBitrate: member.pacingTarget)
                 // A falling estimate lowers layers at once, not at the next report.
-                if member.selectsLayersByEstimate { outputs += selectLayersByEstimate(of: id, now: now) }
+                outputs += allocateIfEstimateFell(id, now: now)
             case .senderReport(let ssrc, let ntp, let rtp, _, _, let blocks):
                 if let layer = member.uplink?.layers.first(where: { $0.ssrc == ssrc }) {
                     layer.statistics?.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
@@ -665,6 +683,7 @@ struct MeetingVideoRouter {
             if let control = members[id]?.control, let due = control.pacer.nextDeadline, due <= now {
                 pace(id, control, into: &outputs, now: now)
             }
+            sendProbePadding(id, into: &outputs, now: now)
         }
         for id in members.keys.sorted() {
             for (index, layer) in (members[id]?.uplink?.layers ?? []).enumerated() {
@@ -680,7 +699,6 @@ struct MeetingVideoRouter {
             let rates = members.keys.sorted().flatMap { layerBitrates(of: $0) }
             if !rates.isEmpty { outputs.append(.videoBitrates(rates)) }
             outputs += reports(now: now)
-            outputs += selectLayersByEstimate(now: now)
             outputs += stalledSources(now: now)
             outputs += periodicKeyFrames(now: now)
             outputs += allocateDownlinks(now: now)
@@ -777,29 +795,6 @@ struct MeetingVideoRouter {
             guard layer.description.streamId != 0, let bitrate = layer.bitrate else { return nil }
             return (layer.description.streamId, bitrate)
         }
-    }
-
-    /// For sessions whose layers the router picks: each downlink's layer from the session's estimate per stream
-    /// (``SimulcastLayerRule``, a stand-in for the per-receiver allocator).
-    private mutating func selectLayersByEstimate(now: NIODeadline) -> [MeetingMediaOutput] {
-        members.keys.sorted().flatMap { selectLayersByEstimate(of: $0, now: now) }
-    }
-
-    /// One session's layers from its estimate (``SimulcastLayerRule``), when the router picks them.
-    private mutating func selectLayersByEstimate(of id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
-        guard let member = members[id], member.connected, member.selectsLayersByEstimate,
-              let budget = member.estimatePerStream else { return [] }
-        var outputs: [MeetingMediaOutput] = []
-        for downlink in member.downlinks where !downlink.pausedByReceiver {
-            guard let uplink = members[downlink.negotiated.source.publisher]?.uplink, uplink.layers.count > 1 else { continue }
-            let layers = uplink.layers.filter { $0.ssrc != nil }
-                .map { SimulcastLayerRule.Layer(streamId: $0.description.streamId, bitrate: $0.bitrate) }
-            // Nothing to compare before the layers' first measurement: the subscribed layer stays.
-            guard layers.allSatisfy({ $0.bitrate != nil }),
-                  let chosen = SimulcastLayerRule.choose(layers, budget: Int(budget)) else { continue }
-            outputs += selectLayer(chosen, mid: downlink.negotiated.mid, for: id, now: now)
-        }
-        return outputs
     }
 
     /// What the slowest of a publisher's receivers can take of its stream, floored: the smallest of their REMBs

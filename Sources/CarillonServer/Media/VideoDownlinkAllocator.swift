@@ -15,9 +15,11 @@ import NIOCore
 /// Hysteresis, so it does not flap: an estimate within ``changeThreshold`` of the one last acted on is ignored;
 /// lowering and pausing happen at once, but an upgrade or a resume is applied only once it has been wanted for
 /// ``upgradeHold``. Probing: an estimate only grows up to about 1.5 times what is sent, so while something did not fit
-/// the allocator tries the first thing that did not fit every ``initialProbeInterval`` (doubled after each failed
-/// probe up to ``maximumProbeInterval``): the probe keeps it while the estimate does not fall and succeeds once the
-/// estimate covers it; an estimate that falls below the one the probe started from ends it at once.
+/// (a source below its target) the allocator asks for a bandwidth probe (``Changes/probeKbps``: padding on the
+/// downlink, twice the estimate or what the next upgrade needs, whichever is more) ``initialProbeInterval`` after the
+/// shortage began and after each probe that raised the estimate; a probe that did not raise it by
+/// ``probeSuccessRatio`` doubles the wait, up to ``maximumProbeInterval``. Nothing is resumed or raised to probe: what
+/// the receiver sees changes only when the estimate grows.
 ///
 /// A single-layer source is served or paused. Cost: O(sources × layers) per call, a few small arrays; called once a
 /// second per receiver. Threading: a value owned by the router, on the meeting's event loop.
@@ -49,8 +51,10 @@ struct VideoDownlinkAllocator: Sendable {
         var resumed: [UInt32] = []
         /// Groups (newly served or resumed included) and the stream of the layer they carry now.
         var layers: [UInt32: UInt32] = [:]
+        /// A bandwidth probe to send now, at this rate (kbps); nil when none is due.
+        var probeKbps: Int?
 
-        var isEmpty: Bool { paused.isEmpty && resumed.isEmpty && layers.isEmpty }
+        var isEmpty: Bool { paused.isEmpty && resumed.isEmpty && layers.isEmpty && probeKbps == nil }
     }
 
     /// The result of one walk: the layer index per group (nil: paused) and the first thing that did not fit.
@@ -69,19 +73,18 @@ struct VideoDownlinkAllocator: Sendable {
     static let changeThreshold = 0.15
     /// How long an upgrade or a resume must be wanted before it is applied.
     static let upgradeHold = TimeAmount.seconds(2)
-    /// The first wait before a probe, and the wait after a successful one.
-    static let initialProbeInterval = TimeAmount.seconds(5)
-    /// The longest wait between probes (the wait doubles after each failed one).
-    static let maximumProbeInterval = TimeAmount.seconds(30)
-    /// A probe that has not succeeded by then ends as failed.
-    static let probeTimeout = TimeAmount.seconds(10)
+    /// The first wait before a probe, and the wait after one that raised the estimate.
+    static let initialProbeInterval = TimeAmount.seconds(1)
+    /// The longest wait between probes (the wait doubles after each one that did not raise the estimate).
+    static let maximumProbeInterval = TimeAmount.seconds(4)
+    /// How long after a probe its effect on the estimate is judged (its feedback comes within a round trip or two).
+    static let probeSettleTime = TimeAmount.milliseconds(500)
+    /// A probe succeeded when the estimate grew by this factor.
+    static let probeSuccessRatio = 1.1
 
     private struct Probe {
         var startedAt: NIODeadline
         var startEstimateKbps: Int
-        var budgetKbps: Int
-        var groupId: UInt32
-        var layer: Int
     }
 
     /// The layer index each known group carries; nil when paused.
@@ -91,12 +94,12 @@ struct VideoDownlinkAllocator: Sendable {
     private var upgradeWantedSince: [UInt32: NIODeadline] = [:]
     private var probe: Probe?
     private var probeInterval = VideoDownlinkAllocator.initialProbeInterval
-    private var lastProbeEnd: NIODeadline?
+    private var nextProbeAt: NIODeadline?
 
     /// Creates an allocator with nothing allocated.
     init() {}
 
-    /// Whether a probe is running.
+    /// Whether a probe was asked for and is not judged yet.
     var isProbing: Bool { probe != nil }
 
     /// The stream of the layer `groupId` carries, nil when it is paused or unknown.
@@ -123,52 +126,36 @@ struct VideoDownlinkAllocator: Sendable {
         } else {
             acceptedEstimateKbps = estimateKbps
         }
-        var budget = acceptedEstimateKbps ?? estimateKbps
-        var forced = false
-        if var running = probe {
-            if estimateKbps < running.startEstimateKbps || now - running.startedAt >= Self.probeTimeout {
-                // Failed: back to what the estimate carries, at once, and wait longer before the next probe.
-                probe = nil
-                lastProbeEnd = now
-                probeInterval = min(probeInterval * 2, Self.maximumProbeInterval)
-                acceptedEstimateKbps = estimateKbps
-                budget = estimateKbps
-            } else if Self.plan(budgetKbps: estimateKbps, sources: sources).layers[running.groupId].flatMap({ $0 })
-                        .map({ $0 >= running.layer }) == true {
-                // Succeeded: the estimate now carries what was probed.
-                probe = nil
-                lastProbeEnd = now
-                probeInterval = Self.initialProbeInterval
-                acceptedEstimateKbps = estimateKbps
-                budget = estimateKbps
-            } else {
-                running.budgetKbps = max(running.budgetKbps, estimateKbps)
-                probe = running
-                budget = running.budgetKbps
-                forced = true
-            }
+        let budget = acceptedEstimateKbps ?? estimateKbps
+        let plan = Self.plan(budgetKbps: budget, sources: sources)
+        var changes = apply(plan, sources: sources, now: now)
+        if let running = probe, now - running.startedAt >= Self.probeSettleTime {
+            probe = nil
+            let raised = Double(estimateKbps) >= Self.probeSuccessRatio * Double(running.startEstimateKbps)
+            probeInterval = raised ? Self.initialProbeInterval : min(probeInterval * 2, Self.maximumProbeInterval)
+            nextProbeAt = now + probeInterval
         }
-        var plan = Self.plan(budgetKbps: budget, sources: sources)
-        if probe == nil, let next = plan.nextUpgrade, now - (lastProbeEnd ?? now) >= probeInterval || lastProbeEnd == nil {
-            if lastProbeEnd == nil {
-                lastProbeEnd = now
+        if let next = plan.nextUpgrade {
+            if let due = nextProbeAt {
+                if probe == nil, now >= due {
+                    probe = Probe(startedAt: now, startEstimateKbps: estimateKbps)
+                    changes.probeKbps = max(2 * estimateKbps, budget + next.deltaKbps)
+                }
             } else {
-                let probeBudget = budget + next.deltaKbps
-                probe = Probe(startedAt: now, startEstimateKbps: estimateKbps, budgetKbps: probeBudget,
-                              groupId: next.groupId, layer: next.layer)
-                plan = Self.plan(budgetKbps: probeBudget, sources: sources)
-                forced = true
+                // A shortage begins: the first probe after the initial wait.
+                nextProbeAt = now + Self.initialProbeInterval
             }
-        } else if plan.nextUpgrade == nil, probe == nil {
+        } else if probe == nil {
             // Everything fits: the next shortage starts a fresh wait.
-            lastProbeEnd = nil
+            nextProbeAt = nil
+            probeInterval = Self.initialProbeInterval
         }
-        return apply(plan, sources: sources, now: now, immediately: forced)
+        return changes
     }
 
-    /// Moves ``chosen`` toward `plan`: lowering and pausing at once, upgrades and resumes after ``upgradeHold``
-    /// (at once when `immediately`, for a probe); new groups at once.
-    private mutating func apply(_ plan: Plan, sources: [Source], now: NIODeadline, immediately: Bool) -> Changes {
+    /// Moves ``chosen`` toward `plan`: lowering and pausing at once, upgrades and resumes after ``upgradeHold``; new
+    /// groups at once.
+    private mutating func apply(_ plan: Plan, sources: [Source], now: NIODeadline) -> Changes {
         var changes = Changes()
         for source in sources.sorted(by: { $0.groupId < $1.groupId }) {
             let group = source.groupId
@@ -186,9 +173,7 @@ struct VideoDownlinkAllocator: Sendable {
                 next = want
             default:
                 // An upgrade or a resume: held.
-                if immediately {
-                    next = wanted
-                } else if let since = upgradeWantedSince[group], now - since >= Self.upgradeHold {
+                if let since = upgradeWantedSince[group], now - since >= Self.upgradeHold {
                     next = wanted
                 } else {
                     if upgradeWantedSince[group] == nil { upgradeWantedSince[group] = now }

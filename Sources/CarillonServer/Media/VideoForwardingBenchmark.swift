@@ -5,9 +5,12 @@ import NIOCore
 /// ``MeetingMediaCore`` with one VP8 publisher and `receivers` sessions that each receive it over transport-wide
 /// congestion control (pacer included), negotiated from browser-like offers and driven in virtual time.
 ///
-/// ``forward(_:)`` is exactly what the media shell does per decrypted uplink packet: the core's receive with a
-/// reused output buffer, then each receiver's packet handed on (here dropped). ``runTimers()`` runs what the
-/// core's deadline asks for (pacer, feedback, reports), which the shell runs from its timer, off the packet path.
+/// ``forward(_:)`` is what the media shell and the port do per decrypted uplink packet: the core's receive with a
+/// reused output buffer, then for each receiver's packet (with an SRTP profile) SRTP protect in place with that
+/// receiver's context and the copy into the port's ``SendBufferRing`` (the buffer is dropped as a socket write would
+/// release it), then the array back to the core's pool, as ``MeetingMedia`` gives it back. ``runTimers()`` runs
+/// what the core's deadline asks for (pacer, feedback, reports), which the shell runs from its timer, off the packet
+/// path; its packets take the same way out.
 ///
 /// Not for production use. Threading: one thread.
 public final class VideoForwardingBenchmark {
@@ -15,16 +18,29 @@ public final class VideoForwardingBenchmark {
     public let receivers: Int
     /// The publisher's packets as the peer connection delivers them (parsed, payloads slices of their datagrams).
     public let packets: [RTPPacket]
-    private let core: MeetingMediaCore
+    /// The meeting's core (tests read its pool).
+    let core: MeetingMediaCore
     private var outputs: [MeetingMediaOutput] = []
+    /// Each receiver's outbound SRTP context, by connection number; empty without SRTP.
+    private let contexts: [any SRTPContext]
+    private var ring = SendBufferRing(allocator: ByteBufferAllocator())
     private var now: NIODeadline
     private static let packetInterval = TimeAmount.milliseconds(4)
 
     /// Sets up the meeting and builds `packetCount` packets of 30 fps VP8 frames of `frameSize` bytes (the first a
-    /// key frame) in `payloadSize`-byte payloads, with the transport-wide sequence number extension.
-    public init(receivers: Int, packetCount: Int, frameSize: Int = 5_000, payloadSize: Int = 1_100) throws {
+    /// key frame) in `payloadSize`-byte payloads, with the transport-wide sequence number extension. With
+    /// `profile`, each receiver's packets are protected and copied to the socket's ring as the server does; without,
+    /// only the core runs (its arrays still go back to its pool).
+    public init(receivers: Int, packetCount: Int, frameSize: Int = 5_000, payloadSize: Int = 1_100,
+                profile: SRTPProfile? = .aeadAES128GCM) throws {
         precondition(receivers > 0 && packetCount > 0, "a benchmark forwards at least one packet to one receiver")
         self.receivers = receivers
+        contexts = try profile.map { profile in
+            try (0..<receivers).map { index in
+                try OpenSSLSRTPContext(profile: profile, masterKey: [UInt8](repeating: UInt8(index & 0xFF), count: profile.keyLength),
+                                       masterSalt: [UInt8](repeating: 7, count: profile.saltLength))
+            }
+        } ?? []
         let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
         now = start
         core = MeetingMediaCore(now: start)
@@ -78,16 +94,43 @@ public final class VideoForwardingBenchmark {
     public func forward(_ index: Int) -> Int {
         now = now + Self.packetInterval
         core.receive(packets[index], from: SignalingConnectionID(1), now: now, into: &outputs)
-        let sent = outputs.count { if case .rtp = $0 { true } else { false } }
-        outputs.removeAll(keepingCapacity: true)
-        return sent
+        return sendDraining(&outputs)
     }
 
     /// Runs the core's timers that are due (the pacer's next packets, feedback, reports, the audio mix) and returns
     /// the RTP packets they sent.
     public func runTimers() -> Int {
         guard let due = core.nextDeadline, due <= now else { return 0 }
-        return core.tick(now: now).count { if case .rtp = $0 { true } else { false } }
+        var outputs = core.tick(now: now)
+        return sendDraining(&outputs)
+    }
+
+    /// How many arrays the core's pool allocated because it had none to give, and how many came back beyond its
+    /// limit or too small and were let go.
+    public var poolMisses: (freshAllocations: Int, released: Int) {
+        (core.video.datagramPool.freshAllocations, core.video.datagramPool.released)
+    }
+
+    /// Sends the RTP packets of `outputs` the way out of the server (each moved out, so it stays unshared) and
+    /// leaves the list empty with its capacity; returns how many.
+    private func sendDraining(_ outputs: inout [MeetingMediaOutput]) -> Int {
+        var sent = 0
+        outputs.reverse()
+        while let output = outputs.popLast() {
+            guard case .rtp(let receiver, let packet) = consume output else { continue }
+            core.recycle(transmit(packet, to: receiver))
+            sent += 1
+        }
+        return sent
+    }
+
+    /// What `PeerConnection.sendRTP` and the port's outbox do with one packet: protect in place, copy into the ring.
+    private func transmit(_ packet: consuming [UInt8], to receiver: SignalingConnectionID) -> [UInt8] {
+        var datagram = consume packet
+        guard !contexts.isEmpty else { return datagram }
+        try? contexts[Int(receiver.rawValue) - 2].protectRTP(&datagram)
+        _ = ring.buffer(holding: datagram)
+        return datagram
     }
 
     /// A browser-like offer: Opus audio, the camera m-line (sending from `cameraSSRC`, or inactive), and a receive

@@ -27,6 +27,9 @@ final class VideoUplinkLayer {
     var octetsSinceMeasurement = 0
     /// The bitrate measured over the last report interval (bits per second); nil before the first measurement.
     var bitrate: Int?
+    /// ``bitrate`` in kbps smoothed over two report intervals (0 before a measurement or while the layer sends
+    /// nothing): the allocator's measured layer bitrate.
+    var measuredKbps = 0
 
     init(_ description: VideoUplinkLayerDescription) {
         self.description = description

@@ -161,6 +161,8 @@ public final class MeetingRoom: @unchecked Sendable {
                 media?.setVideoPaused(paused, streamIds: streamIds, connection: target)
             case .selectVideoLayer(let target, let mid, let streamId):
                 media?.selectVideoLayer(streamId, mid: mid, connection: target)
+            case .updateVideoPreferences(let target, let updated, let removedMids):
+                media?.updateVideoPreferences(updated, removedMids: removedMids, connection: target)
             case .endMedia(let target):
                 media?.end(target)
             case .audioMuted(let attendeeId, let muted):

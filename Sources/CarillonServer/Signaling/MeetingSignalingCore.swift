@@ -205,8 +205,16 @@ public struct MeetingSignalingCore: Sendable {
             return ids.isEmpty ? [] : [.pauseVideo(connection, streamIds: ids, paused: frame.type == .pause)]
         case .remoteVideoUpdate:
             guard state.joined, !state.left else { return notJoinedWarning(connection, state, now) }
+            let update = frame.remoteVideoUpdate
+            if state.adaptation == .bandwidthProbingAndVideoQualityAdaption {
+                // Mode 4: the server picks the layers; the entries are the client's preferences, as in SUBSCRIBE.
+                let updated = Self.preferences(update.addedOrUpdatedVideoSubscriptions)
+                let removed = update.removedVideoSubscriptionMids.filter { updated[$0] == nil }
+                guard !updated.isEmpty || !removed.isEmpty else { return [] }
+                return [.updateVideoPreferences(connection, updated: updated, removedMids: removed)]
+            }
             // Client-side layer choice (modes 1-3): entries naming an exact stream switch that m-line's layer.
-            return frame.remoteVideoUpdate.addedOrUpdatedVideoSubscriptions.filter { $0.streamID != 0 }.map {
+            return update.addedOrUpdatedVideoSubscriptions.filter { $0.streamID != 0 }.map {
                 .selectVideoLayer(connection, mid: $0.mid, streamId: $0.streamID)
             }
         default:

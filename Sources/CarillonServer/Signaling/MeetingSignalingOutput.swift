@@ -14,6 +14,10 @@ public enum MeetingSignalingOutput: Sendable {
     /// A client asked (REMOTE_VIDEO_UPDATE with a `stream_id`) for another layer of the source it receives on `mid`:
     /// switch that m-line to stream `streamId`, keeping its SSRC.
     case selectVideoLayer(SignalingConnectionID, mid: String, streamId: UInt32)
+    /// A client in server-side adaptation (mode 4) changed its preferences (REMOTE_VIDEO_UPDATE, `signaling.md`
+    /// §3.10): per mid its new priority and target (`updated`), and the mids it no longer configures (`removedMids`,
+    /// back to the least important tier without ceiling); the allocation takes them at once.
+    case updateVideoPreferences(SignalingConnectionID, updated: [String: VideoDownlinkPreference], removedMids: [String])
     /// The attendee session on this socket left: end its media.
     case endMedia(SignalingConnectionID)
     /// An attendee muted or unmuted: the mixer must leave it out of (or take it back into) the mix.

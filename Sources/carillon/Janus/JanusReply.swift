@@ -35,6 +35,8 @@ struct JanusReply: Sendable, Equatable {
     let id: UInt64?
     /// The handle it concerns (`sender`), for events.
     let sender: UInt64?
+    /// The plugin data's `id` (a VideoRoom publisher's feed id in its `joined` event).
+    let pluginID: UInt64?
     /// The plugin data's `audiobridge`/`videoroom` field (e.g. `joined`, `created`, `event`).
     let pluginEvent: String?
     /// The SDP of a JSEP attached to the event.
@@ -57,6 +59,7 @@ struct JanusReply: Sendable, Equatable {
         id = Self.number((object["data"] as? [String: Any])?["id"])
         sender = Self.number(object["sender"])
         let plugin = (object["plugindata"] as? [String: Any])?["data"] as? [String: Any]
+        pluginID = Self.number(plugin?["id"])
         pluginEvent = (plugin?["audiobridge"] ?? plugin?["videoroom"]) as? String
         let jsep = object["jsep"] as? [String: Any]
         sdp = jsep?["sdp"] as? String

@@ -40,9 +40,11 @@ final class JanusSession: Sendable {
         return handle
     }
 
-    /// Sends a plugin message on `handle`; returns Janus's direct reply (`success` with plugin data, or `ack`).
-    func message(handle: UInt64, body: [String: Any], offer: String? = nil) async throws -> JanusReply {
-        let reply = try await post("/\(id)/\(handle)", JanusAPI.message(body: body, offer: offer, transaction: nextTransaction()))
+    /// Sends a plugin message on `handle`, with an SDP offer or answer when given; returns Janus's direct reply
+    /// (`success` with plugin data, or `ack`).
+    func message(handle: UInt64, body: [String: Any], offer: String? = nil, answer: String? = nil) async throws -> JanusReply {
+        let reply = try await post("/\(id)/\(handle)", JanusAPI.message(body: body, offer: offer, answer: answer,
+                                                                       transaction: nextTransaction()))
         if case .error = reply.kind { throw JanusReplyError(description: "request \(body["request"] ?? "?") failed: \(reply)") }
         return reply
     }

@@ -9,7 +9,8 @@ import Synchronization
 /// pre-encoded Opus and counts (optionally decodes) what it receives.
 ///
 /// Why: the Janus benchmark drives a server that is not Carillon, so it cannot use the SDK's signaling; the media
-/// half is the same code the SDK runs. Cost: one UDP socket and one 20 ms timer on one loop; receiving is a counter
+/// half is the same code the SDK runs. Cost: one UDP socket and one timer on one loop (20 ms for a talker, 400 ms for
+/// a DTX listener, none when muted); receiving is a counter
 /// increment per packet (plus an Opus decode when `decodes`). Threading: the socket's loop owns the connection and
 /// the timer; the counters are atomics, readable anywhere.
 final class WebRTCAudioBot: Sendable {
@@ -32,6 +33,8 @@ final class WebRTCAudioBot: Sendable {
     private let received = Atomic<Int>(0)
     private let state = Atomic<Int>(0) // 0 new, 1 ICE up, 2 DTLS up, 3 failed
     private let decoder: Mutex<ToneListener?>
+    /// Whether ``decoder`` holds a listener: the others take no lock per packet.
+    private let decodes: Bool
     private let timer = Mutex<RepeatedTask?>(nil)
 
     /// Binds a socket on `host` (the veth address in the bench's namespace) and builds the offer.
@@ -44,6 +47,7 @@ final class WebRTCAudioBot: Sendable {
                                              candidates: [TransportDescription.hostCandidate(for: socket.localAddress)])
         offer = AudioSessionDescription.offer(transport: transport, ssrc: ssrc).serialized
         decoder = Mutex(decodes ? try ToneListener() : nil)
+        self.decodes = decodes
     }
 
     /// Connects with the server's answer: full ICE (controlling, nominating, answering the server's checks), DTLS in
@@ -63,7 +67,7 @@ final class WebRTCAudioBot: Sendable {
             case .failed: state.store(3, ordering: .relaxed)
             case .rtp(let packet):
                 received.add(1, ordering: .relaxed)
-                decoder.withLock { $0?.add(packet.payload) }
+                if decodes { decoder.withLock { $0?.add(packet.payload) } }
             default: break
             }
         }
@@ -79,21 +83,27 @@ final class WebRTCAudioBot: Sendable {
         }
     }
 
-    /// Starts sending on the socket's loop, first packet after `phase` (spreads the bots' timers).
+    /// Starts sending on the socket's loop, first packet after `phase` (spreads the bots' timers). A talker's timer
+    /// fires every 20 ms, a DTX listener's every 400 ms (the packets and their sequence numbers and timestamps are
+    /// the same as a 20 ms clock sending every 20th tick would give, at a twentieth of the wake-ups).
     func startSending(_ sending: Sending, audio: PreEncodedOpus, payloadType: UInt8 = AudioSessionDescription.offeredOpusPayloadType,
                       phase: TimeAmount) {
-        if case .muted = sending { return }
+        let talking: Bool
+        switch sending {
+        case .muted: return
+        case .talking: talking = true
+        case .dtx: talking = false
+        }
         let (socket, ssrc) = (self.socket, self.ssrc)
-        let tick = Mutex(0)
-        let task = socket.eventLoop.scheduleRepeatedTask(initialDelay: phase, delay: .milliseconds(20)) { _ in
-            let index = tick.withLock { value in defer { value += 1 }; return value }
-            let talking = if case .talking = sending { true } else { false }
-            guard talking || index % 20 == 0 else { return }
+        let sent = Mutex(0)
+        let ticksPerPacket = talking ? 1 : 20
+        let task = socket.eventLoop.scheduleRepeatedTask(initialDelay: phase, delay: .milliseconds(Int64(20 * ticksPerPacket))) { _ in
+            let index = sent.withLock { value in defer { value += 1 }; return value }
             socket.sendRTP(PreEncodedOpus.packet(
                 payload: talking ? audio.tone[index % audio.tone.count] : audio.silence,
                 level: talking ? audio.toneLevel : 127, voice: talking, payloadType: payloadType,
-                sequenceNumber: UInt16(truncatingIfNeeded: talking ? index : index / 20),
-                timestamp: UInt32(truncatingIfNeeded: index * 960), ssrc: ssrc))
+                sequenceNumber: UInt16(truncatingIfNeeded: index),
+                timestamp: UInt32(truncatingIfNeeded: index * ticksPerPacket * 960), ssrc: ssrc))
         }
         timer.withLock { $0 = task }
     }
