@@ -152,14 +152,14 @@ import Testing
         #expect(sent[Self.ssrcs[0].media]?.frames.map(\.key) == [true, false, true])
     }
 
-    @Test func theAppsCapCapsEveryLayer() throws {
-        // Capped at 250 kbps: low keeps its 200, mid gets 250 of its 360 (the start estimate, 600, covers both).
-        let core = Self.sender(Self.lowAndMid, maximumBitrate: 250_000)
+    @Test func theBitrateSplitDropsTheUpperLayerUnderACap() throws {
+        // Capped at 300 kbps: low takes 200, and the 100 left is under mid's minimum (150 kbps).
+        let core = Self.sender(Self.lowAndMid, maximumBitrate: 300_000)
         let pattern = try VideoTestPattern(width: 640, height: 360, color: .blue)
         var now = Self.start
         var sent: [UInt32: LayerFrames] = [:]
         try Self.run(core, pattern: pattern, frames: 2, now: &now, into: &sent)
-        #expect(core.layerBitrates == [200_000, 250_000, 0])
-        #expect(Set(sent.keys) == [Self.ssrcs[0].media, Self.ssrcs[1].media])
+        #expect(core.layerBitrates == [200_000, 0, 0])
+        #expect(Set(sent.keys) == [Self.ssrcs[0].media])
     }
 }

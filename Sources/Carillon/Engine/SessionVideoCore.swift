@@ -35,7 +35,7 @@ final class SessionVideoCore {
         var cname: String
         /// The stream id the server allocated to the camera (for CLIENT_METRIC), 0 when unknown.
         var streamId: UInt32 = 0
-        /// The app's cap in bit/s (0: ``defaultMaximumBitrate``); with simulcast it caps each layer.
+        /// The app's cap in bit/s (0: ``defaultMaximumBitrate``, with simulcast ``defaultSimulcastMaximumBitrate``).
         var maximumBitrate: Int
         var screenContent: Bool
         /// Simulcast: one entry per layer, lowest first (their settings from ``SimulcastUplinkPolicy``); empty for
@@ -79,7 +79,7 @@ final class SessionVideoCore {
     }
 
     static let defaultMaximumBitrate = 1_400_000
-    /// The estimator's ceiling with simulcast: the largest sum of layer caps (FHD low + hi).
+    /// The estimator's ceiling with simulcast when the app sets no cap: the largest sum of layer caps (FHD low + hi).
     static let defaultSimulcastMaximumBitrate = 2_500_000
     static let startBitrate = 600_000
     static let minimumBitrate = 60_000
@@ -176,24 +176,13 @@ final class SessionVideoCore {
         /// Whether exactly one layer is configured to be sent (the server's REMB then applies to it).
         var sendsOneLayer: Bool { layers.count { $0.stream.setting.isActive } == 1 }
 
-        /// The layers' settings with the app's cap applied to each layer (with simulcast the app's maximum caps every
-        /// layer, so a small cap still lets the top layer go out).
-        var cappedSettings: [SimulcastLayerSetting] {
-            layers.map { layer in
-                var setting = layer.stream.setting
-                if configuration.maximumBitrate > 0, setting.isActive {
-                    setting.maxBitrateKbps = max(1, min(setting.maxBitrateKbps, UInt32(clamping: configuration.maximumBitrate / 1_000)))
-                }
-                return setting
-            }
-        }
-
-        /// The total the camera may use now, bit/s: the estimate, within the app's cap (with simulcast, the sum of the
-        /// active layers' caps, each within the app's cap) and, with one layer sent, the server's REMB.
+        /// The total the camera may use now, bit/s: the estimate, within the app's cap (with simulcast, also the sum
+        /// of the active layers' caps) and, with one layer sent, the server's REMB.
         var targetBitrate: Int {
             var cap = configuration.maximumBitrate > 0 ? configuration.maximumBitrate : SessionVideoCore.defaultMaximumBitrate
             if isSimulcast {
-                cap = cappedSettings.reduce(0) { $0 + Int($1.maxBitrateKbps) * 1_000 }
+                let layersCap = layers.reduce(0) { $0 + Int($1.stream.setting.maxBitrateKbps) * 1_000 }
+                cap = configuration.maximumBitrate > 0 ? min(configuration.maximumBitrate, layersCap) : layersCap
             }
             let remote = sendsOneLayer ? remoteEstimate ?? .max : .max
             return max(SessionVideoCore.minimumBitrate, min(cap, estimator.targetBitrate, remote))
@@ -325,9 +314,8 @@ final class SessionVideoCore {
             if let sender, sender.layers.map(\.stream.ssrc) == ssrcs {
                 sender.update(send)
             } else {
-                // With simulcast the app's cap applies per layer (``Sender/cappedSettings``), not to the estimate.
-                let ceiling = !send.simulcast.isEmpty ? Self.defaultSimulcastMaximumBitrate
-                    : send.maximumBitrate > 0 ? send.maximumBitrate : Self.defaultMaximumBitrate
+                let ceiling = send.maximumBitrate > 0 ? send.maximumBitrate
+                    : send.simulcast.isEmpty ? Self.defaultMaximumBitrate : Self.defaultSimulcastMaximumBitrate
                 let estimator = SendSideBandwidthEstimator(configuration: .init(
                     minimumBitrate: Self.minimumBitrate, startBitrate: Self.startBitrate, maximumBitrate: ceiling))
                 sender = Sender(configuration: send, estimator: estimator)
@@ -439,7 +427,8 @@ final class SessionVideoCore {
         // Never the same timestamp twice: the receiver would merge two frames.
         if let last = sender.lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 { timestamp = last &+ 1 }
         let target = sender.targetBitrate
-        let split = sender.isSimulcast ? SimulcastUplinkPolicy.allocate(target, to: sender.cappedSettings) : [target]
+        let split = sender.isSimulcast ? SimulcastUplinkPolicy.allocate(target, to: sender.layers.map(\.stream.setting))
+            : [target]
         var encodedAny = false
         var scaled: [Int: I420Image] = [1: image]
         for (layer, bitrate) in zip(sender.layers, split) {

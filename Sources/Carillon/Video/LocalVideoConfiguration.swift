@@ -7,7 +7,7 @@ public final class LocalVideoConfiguration {
     /// and off by the meeting's size as Chime's `DefaultSimulcastUplinkPolicy` does (with two participants, one
     /// unscaled layer). Ignored for content share and for a source with a screen-content hint.
     public var simulcastEnabled: Bool
-    /// The most the video may use, in kbps (with simulcast, the most each layer may use); 0 lets the session decide. When the meeting allows FHD video the session
+    /// The most the video may use, in kbps; 0 lets the session decide. When the meeting allows FHD video the session
     /// uses ``VideoBitrateConstants/videoHighResolutionBitrateKbps`` instead, as the Chime SDK does.
     public var maxBitRateKbps: UInt32
 
