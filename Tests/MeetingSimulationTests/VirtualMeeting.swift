@@ -156,15 +156,17 @@ final class VirtualMeeting {
 
     /// Starts sending a camera in `color` (`startLocalVideo`, unless not `sending`) and receiving remote video
     /// (`startRemoteVideo`).
-    /// With `simulcast` the camera (`width`×`height`) is sent in the SDK's simulcast layers, without the 400 kbps cap.
+    /// With `simulcast` the camera (`width`×`height`) is sent in the SDK's simulcast layers, without the 400 kbps cap;
+    /// `maxBitRateKbps` sets the app's cap (`LocalVideoConfiguration.maxBitRateKbps`) instead.
     func startVideo(_ attendee: Attendee, color: VideoTestPattern.Color, sending: Bool = true, receive: Bool = true,
-                    simulcast: Bool = false, width: Int = 320, height: Int = 180) throws {
+                    simulcast: Bool = false, width: Int = 320, height: Int = 180, maxBitRateKbps: Int? = nil) throws {
         if sending {
             attendee.camera = try VideoTestPattern(width: width, height: height, color: color)
             attendee.nextCameraFrame = now
-            attendee.videoMaximumBitrate = simulcast ? 0 : 400_000
+            let capKbps = maxBitRateKbps ?? (simulcast ? 0 : 400)
+            attendee.videoMaximumBitrate = capKbps * 1_000
             client(attendee) {
-                $0.setSendingVideo(true, maxBitrateKbps: simulcast ? 0 : 400, simulcast: simulcast, now: $1)
+                $0.setSendingVideo(true, maxBitrateKbps: UInt32(capKbps), simulcast: simulcast, now: $1)
                     + $0.setVideoSourceSize(width: width, height: height, now: $1)
             }
         }

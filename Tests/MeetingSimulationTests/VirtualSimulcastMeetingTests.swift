@@ -74,4 +74,42 @@ import Testing
             }
         }
     }
+
+    /// The featured-video guide's meeting (`VideoSubscriptionGuideEndToEndTests`): two cameras capped at 300 kbit/s by
+    /// the app, so with three participants only their low layer fits (the cap is the whole camera's, `policies.md`
+    /// §3.1 hi needs what is left above low's 300), and a viewer that subscribes to one at the highest priority and
+    /// high resolution, the other low. INDEX lists low and hi; the viewer asks for hi (its best stream), which does
+    /// not flow: the server forwards the best flowing layer below it, so both cameras reach the viewer, at low's size.
+    @Test func aSubscribedLayerThatDoesNotFlowFallsBackToOneThatDoes() throws {
+        let meeting = try VirtualMeeting(seed: 23)
+        let featured = try meeting.join("featured", frequency: nil)
+        let other = try meeting.join("other", frequency: nil)
+        let viewer = try meeting.join("viewer", frequency: nil)
+        try meeting.run(for: .seconds(2))
+        try meeting.startVideo(featured, color: .red, receive: false, simulcast: true, maxBitRateKbps: 300)
+        try meeting.startVideo(other, color: .green, receive: false, simulcast: true, maxBitRateKbps: 300)
+        try meeting.startVideo(viewer, color: .blue, sending: false)
+        try meeting.run(for: .seconds(1))
+        let important = VideoSubscriptionConfiguration()
+        important.priority = .highest
+        important.targetResolution = .high
+        let unimportant = VideoSubscriptionConfiguration()
+        unimportant.priority = .low
+        unimportant.targetResolution = .low
+        meeting.updateVideoSubscriptions(viewer, [featured.identity.attendeeId: important.receivePreference,
+                                                  other.identity.attendeeId: unimportant.receivePreference])
+        try meeting.run(for: .seconds(8))
+        for sender in [featured, other] {
+            let layers = try #require(sender.subscribes.last?.sendStreams.filter { $0.mediaType == .video })
+            #expect(layers.map(\.maxBitrateKbps) == [300, 0, 1_200], "\(sender.name)")
+            #expect(sender.video.layerFramesEncoded[0] > 100, "\(sender.name)")
+            #expect(sender.video.layerFramesEncoded[1] == 0 && sender.video.layerFramesEncoded[2] == 0, "\(sender.name)")
+            #expect(Self.indexed(viewer, of: sender).map { Array($0[1...]) } == [[300, 80, 44], [1_200, 320, 180]])
+        }
+        for sender in [featured, other] {
+            let frames = viewer.receivedFrames.filter { $0.attendeeId == sender.identity.attendeeId }
+            #expect(frames.count > 90, "\(sender.name): \(frames.count) frames")
+        }
+        #expect(viewer.receivedSizes.allSatisfy { $0 == (80, 44) })
+    }
 }
