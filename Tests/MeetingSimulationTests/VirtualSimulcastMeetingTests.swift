@@ -112,4 +112,34 @@ import Testing
         }
         #expect(viewer.receivedSizes.allSatisfy { $0 == (80, 44) })
     }
+
+    /// The table follows the meeting: two participants send mid alone, unscaled; when a third joins each sender
+    /// resubscribes with low + hi, and the others get an INDEX listing the new layers with their sizes (the server
+    /// re-sends INDEX when a publication's layers change), then receive the new layers.
+    @Test func aJoinChangesTheLayersAndTheOthersGetTheNewIndex() throws {
+        let meeting = try VirtualMeeting(seed: 24)
+        let alice = try meeting.join("alice", frequency: nil)
+        let bob = try meeting.join("bob", frequency: nil)
+        try meeting.run(for: .seconds(2))
+        try meeting.startVideo(alice, color: .red, simulcast: true, width: 640, height: 360)
+        try meeting.startVideo(bob, color: .green, simulcast: true, width: 640, height: 360)
+        try meeting.run(for: .seconds(6))
+        #expect(Self.indexed(bob, of: alice).map { Array($0[1...]) } == [[1_200, 640, 360]])
+        #expect(Self.indexed(alice, of: bob).map { Array($0[1...]) } == [[1_200, 640, 360]])
+        let joined = meeting.now
+        let carol = try meeting.join("carol", frequency: nil)
+        try meeting.startVideo(carol, color: .blue, sending: false)
+        try meeting.run(for: .seconds(10))
+        for (sender, receivers) in [(alice, [bob, carol]), (bob, [alice, carol])] {
+            let layers = try #require(sender.subscribes.last?.sendStreams.filter { $0.mediaType == .video })
+            #expect(layers.map(\.maxBitrateKbps) == [300, 0, 1_200], "\(sender.name)")
+            for receiver in receivers {
+                #expect(Self.indexed(receiver, of: sender).map { Array($0[1...]) } == [[300, 160, 90], [1_200, 640, 360]],
+                        "\(receiver.name) ← \(sender.name)")
+                let frames = receiver.receivedFrames.filter { $0.attendeeId == sender.identity.attendeeId && $0.at > joined + .seconds(5) }
+                #expect(frames.count > 60, "\(receiver.name) ← \(sender.name): \(frames.count) frames")
+            }
+        }
+    }
 }
+
