@@ -173,14 +173,15 @@ async def run():
             os.mkdir(out)
             bots[name] = run_bot(binary, server.endpoint, meeting["MeetingId"], name, out, video_in, env)
         # Three participants, two publishers once Chromium's camera is in: the SDK sender announces low + hi. Until
-        # Chromium publishes it counts two publishers (itself and none else): low + hi as well.
+        # Chromium publishes it counts two publishers (itself and none else): low + hi as well. The layers' sizes come
+        # in a later SUBSCRIBE (and INDEX) once the sender's camera gave its first picture: wait for them.
         deadline = time.monotonic() + 30
         sender_layers = []
         while time.monotonic() < deadline:
             index = browser.index
             if index is not None:
                 sender_layers = [s for s in index.sources if s.external_user_id == "sdk-sender"]
-                if len(sender_layers) >= 2:
+                if len(sender_layers) >= 2 and all(s.width > 0 for s in sender_layers):
                     break
             await asyncio.sleep(0.1)
         result["sdkIndex"] = [{"streamId": s.stream_id, "kbps": s.max_bitrate_kbps, "width": s.width,
