@@ -141,5 +141,31 @@ import Testing
             }
         }
     }
+
+    /// The bots' meeting (`test_video_bots.py`: three 320x180 simulcast cameras, low + hi each): one sender's uplink
+    /// is squeezed to 350 kbit/s for 3 s, so its estimate falls under what low + hi need (low's 300 plus 150) and hi
+    /// stops; then the link is free again. Hi should come back: here it does not, because the SDK sends no padding or
+    /// probes and an estimate grows only to 1.5× what gets through, while low at 80x44 uses far less than its 300 kbit/s
+    /// (recorded as a known issue; what makes `test_video_bots.py` see 80x44 tiles under load).
+    @Test func anUpperLayerDroppedForBandwidthComesBackWhenTheLinkRecovers() throws {
+        let meeting = try VirtualMeeting(seed: 25)
+        let attendees = try ["red", "green", "blue"].map { try meeting.join($0, frequency: nil) }
+        try meeting.run(for: .seconds(2))
+        for (attendee, color) in zip(attendees, [VideoTestPattern.Color.red, .green, .blue]) {
+            try meeting.startVideo(attendee, color: color, simulcast: true)
+        }
+        try meeting.run(for: .seconds(8))
+        let blue = attendees[2]
+        #expect(blue.video.layerBitrates[2] > 0, "hi sent before the squeeze: \(blue.video.layerBitrates)")
+        blue.up.conditions.bandwidthBitsPerSecond = 350_000
+        blue.up.conditions.queueLimitBytes = 30_000
+        try meeting.run(for: .seconds(3))
+        #expect(blue.video.layerBitrates[2] == 0, "hi stopped under the squeeze: \(blue.video.layerBitrates)")
+        blue.up.conditions.bandwidthBitsPerSecond = nil
+        try meeting.run(for: .seconds(20))
+        withKnownIssue("the SDK's uplink has no padding or probing: an upper layer dropped for bandwidth stays off") {
+            #expect(blue.video.layerBitrates[2] > 0, "hi back 20 s after the squeeze: \(blue.video.layerBitrates)")
+        }
+    }
 }
 
