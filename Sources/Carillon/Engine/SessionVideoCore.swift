@@ -83,6 +83,13 @@ final class SessionVideoCore {
     static let defaultSimulcastMaximumBitrate = 2_500_000
     static let startBitrate = 600_000
     static let minimumBitrate = 60_000
+    /// Least time between two probes of the simulcast uplink (see ``probeStarvedLayers(_:split:now:)``).
+    static let probeInterval = TimeAmount.seconds(3)
+    /// How long a probe's window lasts, and how often its padding is topped up.
+    static let probeDuration = TimeAmount.milliseconds(50)
+    static let probePaddingInterval = TimeAmount.milliseconds(2)
+    /// Padding octets per probe packet (the RTP maximum).
+    static let probePaddingOctets: UInt8 = 255
     /// Pictures faster than this are dropped before encoding.
     static let maximumFrameRate = 30
     /// Screen content faster than this is dropped before encoding (Chime's browser client caps content at 15 fps).
@@ -135,6 +142,9 @@ final class SessionVideoCore {
         var remoteEstimate: Int?
         var pacer = Pacer(targetBitrate: SessionVideoCore.startBitrate)
         var transportSequenceNumber: UInt16 = 0
+        /// The earliest the uplink may probe again, and when an open probe's padding is next topped up.
+        var nextProbeAt: NIODeadline?
+        var nextProbePadding: NIODeadline?
         var framesEncoded = 0
         var framesCaptured = 0
         var nacksReceived = 0
@@ -176,16 +186,20 @@ final class SessionVideoCore {
         /// Whether exactly one layer is configured to be sent (the server's REMB then applies to it).
         var sendsOneLayer: Bool { layers.count { $0.stream.setting.isActive } == 1 }
 
-        /// The total the camera may use now, bit/s: the estimate, within the app's cap (with simulcast, also the sum
-        /// of the active layers' caps) and, with one layer sent, the server's REMB.
+        /// The most the camera may use whatever the estimate, bit/s: the app's cap (with simulcast, also the sum of
+        /// the active layers' caps).
+        var capBitrate: Int {
+            let cap = configuration.maximumBitrate > 0 ? configuration.maximumBitrate : SessionVideoCore.defaultMaximumBitrate
+            guard isSimulcast else { return cap }
+            let layersCap = layers.reduce(0) { $0 + Int($1.stream.setting.maxBitrateKbps) * 1_000 }
+            return configuration.maximumBitrate > 0 ? min(configuration.maximumBitrate, layersCap) : layersCap
+        }
+
+        /// The total the camera may use now, bit/s: the estimate, within ``capBitrate`` and, with one layer sent, the
+        /// server's REMB.
         var targetBitrate: Int {
-            var cap = configuration.maximumBitrate > 0 ? configuration.maximumBitrate : SessionVideoCore.defaultMaximumBitrate
-            if isSimulcast {
-                let layersCap = layers.reduce(0) { $0 + Int($1.stream.setting.maxBitrateKbps) * 1_000 }
-                cap = configuration.maximumBitrate > 0 ? min(configuration.maximumBitrate, layersCap) : layersCap
-            }
             let remote = sendsOneLayer ? remoteEstimate ?? .max : .max
-            return max(SessionVideoCore.minimumBitrate, min(cap, estimator.targetBitrate, remote))
+            return max(SessionVideoCore.minimumBitrate, min(capBitrate, estimator.targetBitrate, remote))
         }
     }
 
@@ -293,7 +307,7 @@ final class SessionVideoCore {
 
     /// When ``tick(now:)`` is next due. Read after every packet, so it is folded without a list.
     var nextDeadline: NIODeadline? {
-        var earliest = nextReport.earlier(nextFeedback).earlier(sender?.pacer.nextDeadline)
+        var earliest = nextReport.earlier(nextFeedback).earlier(sender?.pacer.nextDeadline).earlier(sender?.nextProbePadding)
             .earlier(transportFeedback?.nextDeadline)
         for receiver in receivers.values { earliest = earliest.earlier(receiver.assembler.nextDeadline) }
         return earliest
@@ -454,11 +468,58 @@ final class SessionVideoCore {
             }
             if encode(picture, on: layer, bitrate: bitrate, timestamp: timestamp, sender: sender) { encodedAny = true }
         }
-        guard encodedAny else { return pace(now: now) }
+        probeStarvedLayers(sender, split: split, now: now)
+        guard encodedAny else { return pace(now: now) + probePadding(now: now) }
         sender.lastEncodedCapture = timestampNanoseconds
         sender.lastTimestamp = timestamp
         sender.framesEncoded += 1
-        return pace(now: now)
+        return pace(now: now) + probePadding(now: now)
+    }
+
+    /// Opens a probe of the simulcast uplink when the estimate, not the cap, leaves an active layer off (`split` gives
+    /// it nothing where the cap alone would give it bits): an estimate grows only to about 1.5× what gets through, and
+    /// a lower layer often uses far less than its share (a small picture), so without a probe a layer dropped for
+    /// bandwidth would never come back. The probe aims at the cap for ``probeDuration``, topped up with padding-only
+    /// RTX packets (``probePadding(now:)``); at most every ``probeInterval``, never while the delay says overuse, and
+    /// only with RTX and transport-wide congestion control negotiated.
+    private func probeStarvedLayers(_ sender: Sender, split: [Int], now: NIODeadline) {
+        guard sender.isSimulcast, sender.configuration.rtxPayloadType != nil,
+              sender.configuration.transportCCExtensionId != nil, !sender.estimator.isProbing,
+              sender.estimator.feedbackCount > 0, sender.estimator.bandwidthUsage != .overusing,
+              sender.nextProbeAt.map({ now >= $0 }) ?? true else { return }
+        let cap = sender.capBitrate
+        guard cap > sender.estimator.targetBitrate else { return }
+        let possible = SimulcastUplinkPolicy.allocate(cap, to: sender.layers.map(\.stream.setting))
+        guard zip(split, possible).contains(where: { $0 == 0 && $1 > 0 }) else { return }
+        sender.estimator.startProbe(bitrate: cap, at: now, duration: Self.probeDuration)
+        sender.nextProbeAt = now + Self.probeInterval
+        sender.nextProbePadding = now
+    }
+
+    /// The padding the open probe wants now (RTX padding on the lowest layer sent, each packet with its transport-wide
+    /// sequence number, past the pacer: the probe is the burst), and when to look again (none once its window closed).
+    private func probePadding(now: NIODeadline) -> [SessionMediaEffect] {
+        guard let sender, let due = sender.nextProbePadding, due <= now else { return [] }
+        guard let id = sender.configuration.transportCCExtensionId,
+              let layer = sender.layers.first(where: { $0.rtx != nil && $0.allocated > 0 }) else {
+            sender.nextProbePadding = nil
+            return []
+        }
+        var effects: [SessionMediaEffect] = []
+        var wanted = sender.estimator.probePaddingDue(at: now)
+        while wanted > 0, var packet = layer.rtx?.paddingPacket(
+            mediaPayloadType: sender.configuration.payloadType, timestamp: layer.lastTimestamp ?? 0,
+            count: Self.probePaddingOctets, transportCCExtensionId: id) {
+            // The transport-wide number sits after the 12-byte header, the 0xBEDE word and the element's id byte.
+            packet[17] = UInt8(sender.transportSequenceNumber >> 8)
+            packet[18] = UInt8(truncatingIfNeeded: sender.transportSequenceNumber)
+            sender.estimator.packetSent(transportSequenceNumber: sender.transportSequenceNumber, size: packet.count, at: now)
+            sender.transportSequenceNumber &+= 1
+            wanted -= packet.count
+            effects.append(.sendRTP(packet))
+        }
+        sender.nextProbePadding = sender.estimator.probeWindowEnd(after: now) == nil ? nil : now + Self.probePaddingInterval
+        return effects
     }
 
     /// Encodes one picture on one layer and queues its packets (with the layer's rid on a simulcast layer); false
@@ -683,7 +744,7 @@ final class SessionVideoCore {
 
     /// Paced packets, NACKs and key-frame requests for the received streams, and once a second the reports.
     func tick(now: NIODeadline) -> [SessionMediaEffect] {
-        var effects = pace(now: now)
+        var effects = pace(now: now) + probePadding(now: now)
         if let due = transportFeedback?.nextDeadline, now >= due, let messages = transportFeedback?.poll(now: now) {
             for message in messages { effects.append(.sendRTCP(Self.compound(reportSSRC, .transportFeedback(message)))) }
         }
