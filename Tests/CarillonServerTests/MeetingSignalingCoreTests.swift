@@ -69,9 +69,10 @@ import Testing
         #expect(roster.map(\.attendeeID) == ["a-1", "b-2"])
         #expect(roster.allSatisfy { $0.hasMuted && !$0.muted })
         #expect(toBob.allSatisfy { $0.timestampMs == start.unixMilliseconds })
-        // Alice hears only about Bob.
+        // Alice hears only about Bob, and gets an INDEX with the new count.
         let toAlice = sent(outputs, to: c1)
-        #expect(toAlice.count == 1)
+        #expect(toAlice.map(\.type) == [.audioStreamIDInfo, .index])
+        #expect(toAlice[1].index.numParticipants == 2)
         #expect(toAlice[0].audioStreamIDInfo.streams.map(\.attendeeID) == ["b-2"])
         #expect(toAlice[0].audioStreamIDInfo.streams[0].externalUserID == "bob")
     }

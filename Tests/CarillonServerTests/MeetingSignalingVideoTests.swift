@@ -208,4 +208,46 @@ import Testing
             #expect(bitrates.map(\.sourceStreamID) == [allocations[0].streamID] && bitrates.map(\.avgBitrateBps) == [150_000])
         }
     }
+
+    /// `num_participants` drives Chime's simulcast table (a Chromium sender goes from mid alone to low + hi when a
+    /// third attendee joins), so every change of it reaches the others in a new INDEX (`signaling.md` §3.9): a join, a
+    /// leave (one INDEX with the leaver's publication gone), and a drop after the grace. A reconnect is no change.
+    @Test func everyChangeOfTheParticipantCountReachesTheOthersInOneIndex() throws {
+        var configuration = MeetingSignalingCore.Configuration()
+        configuration.dropGrace = .seconds(2)
+        var core = MeetingSignalingCore(meetingId: "m", configuration: configuration)
+        /// Attendee `person` (1-based, default `index`) joins on connection `index`.
+        func join(_ index: Int, as person: Int? = nil, at time: ClockReading) -> [MeetingSignalingOutput] {
+            _ = core.accept(connection(index), identity: people[(person ?? index) - 1], now: time)
+            var join = SdkSignalFrame()
+            join.type = .join
+            join.join.protocolVersion = 2
+            join.join.audioSessionID = 7
+            return core.receive(join, from: connection(index), now: time)
+        }
+        func counts(_ outputs: [MeetingSignalingOutput], to indices: [Int]) -> [[UInt32]] {
+            indices.map { index in frames(outputs, to: index, .index).map(\.index.numParticipants) }
+        }
+        _ = join(1, at: now)
+        #expect(counts(join(2, at: now), to: [1, 2]) == [[2], [2]])
+        _ = subscribed(&core, 1, subscribe(sending: true))
+        #expect(counts(join(3, at: now), to: [1, 2, 3]) == [[3], [3], [3]])
+        // A publisher leaves: one INDEX each, without its camera and with the new count.
+        var leave = SdkSignalFrame()
+        leave.type = .leave
+        let left = core.receive(leave, from: connection(1), now: now)
+        #expect(counts(left, to: [2, 3]) == [[2], [2]])
+        #expect(frames(left, to: 2, .index).first?.index.sources.isEmpty == true)
+        #expect(counts(join(4, at: now), to: [2, 3]) == [[3], [3]])
+        // Attendee 4's socket vanishes and it reconnects within the grace: no new count.
+        _ = core.disconnected(connection(4), now: now)
+        #expect(counts(join(5, as: 4, at: now).filter { output in
+            if case .send(let targets, _) = output { !targets.contains(connection(5)) } else { true }
+        }, to: [2, 3]) == [[], []])
+        // Attendee 3's socket vanishes: after the grace the others get the count without it.
+        _ = core.disconnected(connection(3), now: now)
+        #expect(counts(core.tick(now: now.advanced(by: .seconds(1))), to: [2, 5]) == [[], []])
+        #expect(counts(core.tick(now: now.advanced(by: .seconds(2))), to: [2, 5]) == [[2], [2]])
+    }
 }
+

@@ -200,4 +200,72 @@ import Testing
         downlink.pausedByAllocator = false
         #expect(pictureLossRequests(core.selectVideoLayer(12, mid: "2", for: receiver, now: start + .seconds(1))) == [200])
     }
+
+    /// Sender reports of `layers` at `now`, all saying their frame `frame` was captured at one instant.
+    func senderReports(_ layers: [Layer], frame: Int, core: MeetingMediaCore, now: NIODeadline) {
+        let ntp = NTPTimestamp(unixNanoseconds: 1_700_000_000_000_000_000)
+        for layer in layers {
+            let report = RTCPPacket.senderReport(ssrc: layer.ssrc, ntpTimestamp: ntp.value, rtpTimestamp: layer.timestamp(frame),
+                                                 packetCount: 2, octetCount: 3_000, reports: [])
+            _ = core.receive([report], from: publisher, now: now)
+        }
+    }
+
+    /// A downlink wanting the top layer while its sender sends only low and mid (the app's cap leaves no room for hi,
+    /// INDEX still lists it): nothing while hi may still start (``MeetingVideoRouter/layerSilenceTimeout`` from the
+    /// connection), then mid, the best flowing layer below hi, from its key frame (asked for); when hi starts, the
+    /// downlink moves up to it at its first key frame after both layers' sender reports (asked for too), on one SSRC
+    /// with continuous numbers.
+    @Test func aDownlinkWantingASilentLayerGetsTheBestFlowingLayerBelowIt() throws {
+        let (core, _, receiving) = try meeting(receiving: 13)
+        let downlinkSSRC = try #require(receiving.tracks.first).ssrc
+        var layers = Self.layers(sim: false)
+        var forwardedBy: [[Int]] = [[], [], []]
+        var requests: [(tick: Int, ssrcs: [UInt32])] = []
+        var sent: [RTPPacket] = []
+        // Ticks of 100 ms from the connection; hi (layer 2) starts at tick 20 with a key frame, the sender reports
+        // come at tick 21, hi's next key frame at tick 22.
+        for tick in 1...24 {
+            let now = start + .milliseconds(Int64(100 * tick))
+            if tick == 21 { senderReports(layers, frame: layers[0].frameIndex, core: core, now: now) }
+            for index in layers.indices where index < 2 || tick >= 20 {
+                let key = layers[index].frameIndex == 0 || (index == 1 && tick == 11) || (index == 2 && tick == 22)
+                let outputs = layers[index].frame(key: key).flatMap { core.receive($0, from: publisher, now: now) }
+                let packets = rtp(outputs)
+                sent += packets
+                if !packets.isEmpty { forwardedBy[index].append(tick) }
+                let plis = pictureLossRequests(outputs)
+                if !plis.isEmpty { requests.append((tick, plis)) }
+            }
+        }
+        // Nothing within the first second; mid from its key frame at tick 11 up to hi's key frame at tick 22 (mid's
+        // frame of that tick comes first).
+        #expect(forwardedBy[0].isEmpty)
+        #expect(forwardedBy[1] == Array(11...22))
+        #expect(forwardedBy[2] == Array(22...24))
+        // Mid's key frame asked for as the second ended (hi's SSRC unknown before it sent), hi's once it flows.
+        #expect(requests.first.map { [$0.tick] + $0.ssrcs.map(Int.init) } == [10, Int(layers[1].ssrc)])
+        #expect(requests.first { $0.ssrcs.contains(layers[2].ssrc) }?.tick == 20)
+        #expect(sent.allSatisfy { $0.ssrc == downlinkSSRC })
+        for pair in zip(sent, sent.dropFirst()) { #expect(pair.1.sequenceNumber == pair.0.sequenceNumber &+ 1) }
+    }
+
+    /// A downlink wanting the lowest layer while it sends nothing gets the lowest flowing layer above it.
+    @Test func aDownlinkWantingASilentLowestLayerGetsTheLowestFlowingLayerAboveIt() throws {
+        let (core, _, _) = try meeting(receiving: 11)
+        var layers = Self.layers(sim: false)
+        var forwardedBy: [[Int]] = [[], [], []]
+        for tick in 1...14 {
+            let now = start + .milliseconds(Int64(100 * tick))
+            for index in 1...2 {
+                let key = layers[index].frameIndex == 0 || tick == 11
+                if !rtp(layers[index].frame(key: key).flatMap { core.receive($0, from: publisher, now: now) }).isEmpty {
+                    forwardedBy[index].append(tick)
+                }
+            }
+        }
+        #expect(forwardedBy[1] == Array(11...14))
+        #expect(forwardedBy[2].isEmpty)
+    }
 }
+

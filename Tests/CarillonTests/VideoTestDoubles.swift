@@ -103,7 +103,12 @@ final class FakeVideoControl: SessionVideoControl, @unchecked Sendable {
     var frames: [(image: I420Image, timestamp: Int64)] { state.withLock { $0.frames } }
     var frameCounters: [Int?] { frames.map { VideoPatternReading($0.image).counter } }
 
-    func startSendingVideo(maxBitRateKbps: UInt32, screenContent: Bool) {
+    /// The `simulcast` and `highResolution` arguments of each start, in order.
+    var simulcastRequests: [(simulcast: Bool, highResolution: Bool)] { simulcast.withLock { $0 } }
+    private let simulcast = Mutex<[(simulcast: Bool, highResolution: Bool)]>([])
+
+    func startSendingVideo(maxBitRateKbps: UInt32, screenContent: Bool, simulcast: Bool, highResolution: Bool) {
+        self.simulcast.withLock { $0.append((simulcast, highResolution)) }
         record(.startSending(maxBitRateKbps: maxBitRateKbps, screenContent: screenContent))
     }
     func stopSendingVideo() { record(.stopSending) }

@@ -48,6 +48,10 @@ final class VirtualMeeting {
         let video = SessionVideoCore()
         var videoSSRCs: (media: UInt32, rtx: UInt32) = (0, 0)
         var videoNegotiation: SessionVideoNegotiation?
+        /// The camera's cap in bit/s (0: the session's default).
+        var videoMaximumBitrate = 400_000
+        /// Every SUBSCRIBE the session sent, in order.
+        var subscribes: [SdkSubscribeFrame] = []
         /// The attendee's camera: a pattern in its colour at 320x180, 15 fps, once it sends video.
         var camera: VideoTestPattern?
         var cameraFrame = 0
@@ -62,6 +66,10 @@ final class VirtualMeeting {
         var cameraStalled = false
         /// S→C PAUSE (true) and RESUME (false) frames the session received, with their group ids.
         var serverPauses: [(groupIds: [UInt32], paused: Bool, at: NIODeadline)] = []
+        /// The newest measured bitrate (BITRATES, bit/s) of each stream, by stream id.
+        var streamBitrates: [UInt32: UInt32] = [:]
+        /// The size of every decoded remote frame, in the order of ``receivedFrames``.
+        var receivedSizes: [(width: Int, height: Int)] = []
         /// BITRATES `server_available_outgoing_bitrate` values received, kbps.
         var serverEstimates: [(kbps: UInt32, at: NIODeadline)] = []
 
@@ -71,6 +79,7 @@ final class VirtualMeeting {
                 return
             }
             let reading = VideoPatternReading(image)
+            receivedSizes.append((image.width, image.height))
             receivedFrames.append((attendeeId, reading.counter, reading.nearestColor(in: VideoTestPattern.Color.palette, tolerance: 40), time))
         }
 
@@ -147,11 +156,19 @@ final class VirtualMeeting {
 
     /// Starts sending a camera in `color` (`startLocalVideo`, unless not `sending`) and receiving remote video
     /// (`startRemoteVideo`).
-    func startVideo(_ attendee: Attendee, color: VideoTestPattern.Color, sending: Bool = true, receive: Bool = true) throws {
+    /// With `simulcast` the camera (`width`×`height`) is sent in the SDK's simulcast layers, without the 400 kbps cap;
+    /// `maxBitRateKbps` sets the app's cap (`LocalVideoConfiguration.maxBitRateKbps`) instead.
+    func startVideo(_ attendee: Attendee, color: VideoTestPattern.Color, sending: Bool = true, receive: Bool = true,
+                    simulcast: Bool = false, width: Int = 320, height: Int = 180, maxBitRateKbps: Int? = nil) throws {
         if sending {
-            attendee.camera = try VideoTestPattern(width: 320, height: 180, color: color)
+            attendee.camera = try VideoTestPattern(width: width, height: height, color: color)
             attendee.nextCameraFrame = now
-            client(attendee) { $0.setSendingVideo(true, maxBitrateKbps: 400, now: $1) }
+            let capKbps = maxBitRateKbps ?? (simulcast ? 0 : 400)
+            attendee.videoMaximumBitrate = capKbps * 1_000
+            client(attendee) {
+                $0.setSendingVideo(true, maxBitrateKbps: UInt32(capKbps), simulcast: simulcast, now: $1)
+                    + $0.setVideoSourceSize(width: width, height: height, now: $1)
+            }
         }
         if receive { client(attendee) { $0.setReceivingVideo(true, now: $1) } }
     }
@@ -294,6 +311,7 @@ final class VirtualMeeting {
                 serverStep { $0.accept(connection, identity: attendee.identity, now: $1) }
                 send(.opened(attendee))
             case .send(let frame):
+                if frame.type == .subscribe { attendee.subscribes.append(frame.sub) }
                 if let connection = attendee.connection { send(.toServer(connection, frame)) }
             case .closeSocket:
                 if let connection = attendee.connection { send(.closedAtServer(connection)) }
@@ -357,8 +375,13 @@ final class VirtualMeeting {
         if video.plan.sendsVideo, !video.sendingRefused, let accepted = answer.videoSend {
             send = .init(ssrc: attendee.videoSSRCs.media, rtxSSRC: attendee.videoSSRCs.rtx, payloadType: accepted.payloadType,
                          rtxPayloadType: accepted.rtxPayloadType, transportCCExtensionId: accepted.transportCCExtensionId,
-                         cname: attendee.identity.attendeeId, streamId: video.sendStreamId, maximumBitrate: 400_000,
-                         screenContent: false)
+                         cname: attendee.identity.attendeeId, streamId: video.sendStreamId,
+                         maximumBitrate: attendee.videoMaximumBitrate, screenContent: false)
+            if !video.plan.sendLayers.isEmpty, accepted.ridExtensionId != nil {
+                send?.simulcast = SessionVideoCore.simulcastStreams(video.plan.sendLayers, videoSSRCs: attendee.videoSSRCs)
+                send?.ridExtensionId = accepted.ridExtensionId
+                send?.repairedRidExtensionId = accepted.repairedRidExtensionId
+            }
         }
         let tracks = video.tracks.compactMap { track -> SessionVideoCore.ReceiveTrack? in
             guard let line = answer.videoReceive.first(where: { $0.mid == track.mid }) else { return nil }
@@ -585,6 +608,9 @@ final class VirtualMeeting {
         case .toClient(let attendee, let frame):
             if frame.type == .pause || frame.type == .resume, !frame.pause.groupIds.isEmpty {
                 attendee.serverPauses.append((frame.pause.groupIds, frame.type == .pause, now))
+            }
+            if frame.type == .bitrates {
+                for rate in frame.bitrates.bitrates { attendee.streamBitrates[rate.sourceStreamID] = rate.avgBitrateBps }
             }
             if frame.type == .bitrates, frame.bitrates.hasServerAvailableOutgoingBitrate {
                 attendee.serverEstimates.append((frame.bitrates.serverAvailableOutgoingBitrate, now))

@@ -260,7 +260,9 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
     private func startSending(config: LocalVideoConfiguration, hint: VideoContentHint) {
         let fhd = configuration.meetingFeatures.videoMaxResolution.sameSize(as: .videoResolutionFHD)
         let maxBitRateKbps = fhd ? VideoBitrateConstants().videoHighResolutionBitrateKbps : config.maxBitRateKbps
-        videoControl?.startSendingVideo(maxBitRateKbps: maxBitRateKbps, screenContent: hint.isScreenContent)
+        videoControl?.startSendingVideo(maxBitRateKbps: maxBitRateKbps, screenContent: hint.isScreenContent,
+                                        simulcast: config.simulcastEnabled && !hint.isScreenContent,
+                                        highResolution: fhd)
         localVideo.startSending()
     }
 

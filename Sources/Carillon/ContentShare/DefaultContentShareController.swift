@@ -209,7 +209,8 @@ public final class DefaultContentShareController: ContentShareController, @unche
         let hint = sender.attach(source)
         let uhd = configuration.meetingFeatures.contentMaxResolution.sameSize(as: .videoResolutionUHD)
         let maxBitRateKbps = uhd ? VideoBitrateConstants().videoHighResolutionBitrateKbps : config.maxBitRateKbps
-        engine?.startSendingVideo(maxBitRateKbps: maxBitRateKbps, screenContent: hint != .motion)
+        engine?.startSendingVideo(maxBitRateKbps: maxBitRateKbps, screenContent: hint != .motion, simulcast: false,
+                                  highResolution: false)
         sender.startSending()
     }
 }

@@ -47,6 +47,8 @@ final class SessionEngine: @unchecked Sendable {
     private let videoCore = SessionVideoCore()
     /// What the app asked for its local video: the cap (bit/s, 0 default) and whether it is screen content.
     private var videoSendSettings = (maximumBitrate: 0, screenContent: false)
+    /// The size of the local video's pictures, as last told to the signaling core.
+    private var videoSourceSize = (width: 0, height: 0)
     /// The app's `RemoteVideoSource` objects, one per attendee id (reused, as apps key subscriptions by them).
     /// Confined to the callback queue.
     private let remoteVideoSources = RemoteVideoSourceCache()
@@ -443,6 +445,11 @@ final class SessionEngine: @unchecked Sendable {
                 rtxPayloadType: accepted.rtxPayloadType, transportCCExtensionId: accepted.transportCCExtensionId,
                 cname: core.credentials.attendeeId, streamId: video.sendStreamId,
                 maximumBitrate: videoSendSettings.maximumBitrate, screenContent: videoSendSettings.screenContent)
+            if !video.plan.sendLayers.isEmpty, accepted.ridExtensionId != nil {
+                send?.simulcast = SessionVideoCore.simulcastStreams(video.plan.sendLayers, videoSSRCs: media.videoSSRCs)
+                send?.ridExtensionId = accepted.ridExtensionId
+                send?.repairedRidExtensionId = accepted.repairedRidExtensionId
+            }
         }
         let tracks = video.tracks.compactMap { track -> SessionVideoCore.ReceiveTrack? in
             guard let line = answer.videoReceive.first(where: { $0.mid == track.mid }) else { return nil }
@@ -667,10 +674,13 @@ final class SessionEngine: @unchecked Sendable {
 }
 
 extension SessionEngine: SessionVideoControl {
-    func startSendingVideo(maxBitRateKbps: UInt32, screenContent: Bool) {
+    func startSendingVideo(maxBitRateKbps: UInt32, screenContent: Bool, simulcast: Bool, highResolution: Bool) {
         eventLoop.execute {
             self.videoSendSettings = (Int(maxBitRateKbps) * 1_000, screenContent)
-            self.apply { $0.setSendingVideo(true, maxBitrateKbps: maxBitRateKbps, now: $1) }
+            self.apply {
+                $0.setSendingVideo(true, maxBitrateKbps: maxBitRateKbps, simulcast: simulcast,
+                                   highResolution: highResolution, now: $1)
+            }
         }
     }
 
@@ -681,6 +691,11 @@ extension SessionEngine: SessionVideoControl {
     func sendVideoFrame(_ image: I420Image, timestampNanoseconds: Int64) {
         // The one hop per frame, from the source's thread to the session's loop.
         eventLoop.execute {
+            if (image.width, image.height) != self.videoSourceSize {
+                // The simulcast layers' sizes, for SUBSCRIBE.
+                self.videoSourceSize = (image.width, image.height)
+                self.apply { $0.setVideoSourceSize(width: image.width, height: image.height, now: $1) }
+            }
             guard self.videoCore.isSending else { return }
             let now = self.readTime()
             self.perform(self.videoCore.send(image, timestampNanoseconds: timestampNanoseconds, now: now.monotonic), now: now)

@@ -10,6 +10,10 @@ struct SessionMediaAnswer {
         var rtxPayloadType: UInt8?
         var transportCCExtensionId: UInt8?
         var feedback: Set<String>
+        /// The `rtp-stream-id` extension's id, when the server accepted rid simulcast.
+        var ridExtensionId: UInt8? = nil
+        /// The `repaired-rtp-stream-id` extension's id, when the server accepted it.
+        var repairedRidExtensionId: UInt8? = nil
     }
 
     /// One receive m-line the server sends on.
@@ -53,7 +57,9 @@ struct SessionMediaAnswer {
             if media.mid == SessionMediaPlan.cameraMid, media.direction.receives {
                 send = VideoSend(payloadType: vp8.payloadType, rtxPayloadType: rtx?.payloadType,
                                  transportCCExtensionId: media.extensionId(for: SDPExtension.transportWideCCURI),
-                                 feedback: Set(vp8.feedback))
+                                 feedback: Set(vp8.feedback),
+                                 ridExtensionId: media.extensionId(for: SDPExtension.ridURI),
+                                 repairedRidExtensionId: media.extensionId(for: SDPExtension.repairedRidURI))
             } else if media.direction.sends, let mid = media.mid {
                 let fid = media.retransmissionSSRCs
                 guard let ssrc = fid?.media ?? media.ssrcs.first?.ssrc else { continue }

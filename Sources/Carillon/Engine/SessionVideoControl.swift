@@ -7,8 +7,9 @@ import CarillonCodecs
 /// one per frame for ``sendVideoFrame(_:timestampNanoseconds:)``).
 protocol SessionVideoControl: AnyObject, Sendable {
     /// Sends local video from now on, as frames arrive through ``sendVideoFrame(_:timestampNanoseconds:)``.
-    /// `maxBitRateKbps` 0 lets the engine decide; `screenContent` tunes the encoder for screen content.
-    func startSendingVideo(maxBitRateKbps: UInt32, screenContent: Bool)
+    /// `maxBitRateKbps` 0 lets the engine decide; `screenContent` tunes the encoder for screen content; `simulcast`
+    /// sends the camera in simulcast layers (`highResolution`: with an FHD meeting's targets).
+    func startSendingVideo(maxBitRateKbps: UInt32, screenContent: Bool, simulcast: Bool, highResolution: Bool)
     /// Stops sending local video.
     func stopSendingVideo()
     /// One local frame, from any thread; the engine keeps what it needs (the image is a value).

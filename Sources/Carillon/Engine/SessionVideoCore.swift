@@ -35,9 +35,32 @@ final class SessionVideoCore {
         var cname: String
         /// The stream id the server allocated to the camera (for CLIENT_METRIC), 0 when unknown.
         var streamId: UInt32 = 0
-        /// The app's cap in bit/s (0: ``defaultMaximumBitrate``).
+        /// The app's cap in bit/s (0: ``defaultMaximumBitrate``, with simulcast ``defaultSimulcastMaximumBitrate``).
         var maximumBitrate: Int
         var screenContent: Bool
+        /// Simulcast: one entry per layer, lowest first (their settings from ``SimulcastUplinkPolicy``); empty for
+        /// one stream on ``ssrc``.
+        var simulcast: [SimulcastStream] = []
+        /// The `rtp-stream-id` extension's id: written on every media packet of a simulcast layer.
+        var ridExtensionId: UInt8? = nil
+        /// The `repaired-rtp-stream-id` extension's id: written on every RTX packet of a simulcast layer.
+        var repairedRidExtensionId: UInt8? = nil
+    }
+
+    /// One simulcast layer to send: its setting (rid, scale, cap; off at 0 kbps) and its SSRCs.
+    struct SimulcastStream: Sendable, Equatable {
+        var setting: SimulcastLayerSetting
+        var ssrc: UInt32
+        var rtxSSRC: UInt32
+    }
+
+    /// The streams of simulcast `layers` for a camera whose single stream would send on `videoSSRCs`
+    /// (``SessionMediaPlan/layerSSRCs(_:)``).
+    static func simulcastStreams(_ layers: [SimulcastLayerSetting],
+                                 videoSSRCs: (media: UInt32, rtx: UInt32)) -> [SimulcastStream] {
+        zip(layers, SessionMediaPlan.layerSSRCs(videoSSRCs)).map {
+            SimulcastStream(setting: $0, ssrc: $1.media, rtxSSRC: $1.rtx)
+        }
     }
 
     /// One receive m-line and what it carries.
@@ -56,8 +79,17 @@ final class SessionVideoCore {
     }
 
     static let defaultMaximumBitrate = 1_400_000
+    /// The estimator's ceiling with simulcast when the app sets no cap: the largest sum of layer caps (FHD low + hi).
+    static let defaultSimulcastMaximumBitrate = 2_500_000
     static let startBitrate = 600_000
     static let minimumBitrate = 60_000
+    /// Least time between two probes of the simulcast uplink (see ``probeStarvedLayers(_:split:now:)``).
+    static let probeInterval = TimeAmount.seconds(3)
+    /// How long a probe's window lasts, and how often its padding is topped up.
+    static let probeDuration = TimeAmount.milliseconds(50)
+    static let probePaddingInterval = TimeAmount.milliseconds(2)
+    /// Padding octets per probe packet (the RTP maximum).
+    static let probePaddingOctets: UInt8 = 255
     /// Pictures faster than this are dropped before encoding.
     static let maximumFrameRate = 30
     /// Screen content faster than this is dropped before encoding (Chime's browser client caps content at 15 fps).
@@ -69,48 +101,105 @@ final class SessionVideoCore {
     /// The round trip assumed until one is measured.
     static let defaultRoundTrip = TimeAmount.milliseconds(100)
 
+    /// One encoded stream of the camera (the only one without simulcast, else one per layer); a class so the
+    /// per-packet paths mutate it in place (its history is large).
+    private final class SendLayer {
+        var stream: SimulcastStream
+        var encoder: VP8Encoder?
+        var packetizer = VP8Packetizer()
+        var sequenceNumber = UInt16.random(in: .min ... .max)
+        var history = RTPSendHistory(capacity: 2_048)
+        var rtx: RTXStream?
+        /// The first frame, and any after a PLI or FIR on this layer's SSRC, is a key frame.
+        var keyFrameRequested = true
+        var encoderBitrate = 0
+        /// The bitrate the split gave this layer for the latest picture (bit/s, 0: not encoded).
+        var allocated = 0
+        var lastTimestamp: UInt32?
+        var packetsSent: UInt32 = 0
+        var octetsSent: UInt32 = 0
+        var framesEncoded = 0
+        var width = 0
+        var height = 0
+        /// The server's newest report block about this layer.
+        var lastReport: RTCPPacket.ReportBlock?
+
+        init(stream: SimulcastStream) { self.stream = stream }
+    }
+
     /// The sending state; a class so the per-packet and per-frame paths mutate it in place (a struct taken out of
     /// its optional would copy the history, pacer and estimator buffers on every write).
     private final class Sender {
         var configuration: SendConfiguration
-        var encoder: VP8Encoder?
-        var packetizer = VP8Packetizer()
-        var sequenceNumber = UInt16.random(in: .min ... .max)
+        /// One layer without simulcast; with it, low, mid, hi.
+        var layers: [SendLayer]
         var firstCapture: Int64?
         var firstTimestamp = UInt32.random(in: .min ... .max)
         var lastTimestamp: UInt32?
         var lastEncodedCapture: Int64?
-        var history = RTPSendHistory(capacity: 2_048)
-        var rtx: RTXStream?
         var estimator: SendSideBandwidthEstimator
-        /// The server's REMB for the stream: what its slowest receiver can take.
+        /// The server's REMB for the stream: what its slowest receiver can take (used while one layer is sent).
         var remoteEstimate: Int?
         var pacer = Pacer(targetBitrate: SessionVideoCore.startBitrate)
         var transportSequenceNumber: UInt16 = 0
-        var keyFrameRequested = false
-        var encoderBitrate = 0
-        var packetsSent: UInt32 = 0
-        var octetsSent: UInt32 = 0
+        /// The earliest the uplink may probe again, and when an open probe's padding is next topped up.
+        var nextProbeAt: NIODeadline?
+        var nextProbePadding: NIODeadline?
         var framesEncoded = 0
         var framesCaptured = 0
         var nacksReceived = 0
         var plisReceived = 0
         var firsReceived = 0
-        var width = 0
-        var height = 0
-        /// The server's newest report block about the stream.
-        var lastReport: RTCPPacket.ReportBlock?
         /// The counters at the previous metrics report.
         var reported = SendCounters()
 
         init(configuration: SendConfiguration, estimator: SendSideBandwidthEstimator) {
             self.configuration = configuration
             self.estimator = estimator
+            layers = Sender.streams(of: configuration).map(SendLayer.init)
         }
 
-        var targetBitrate: Int {
+        /// The streams a configuration sends: its simulcast layers, or one unscaled stream on its SSRC.
+        static func streams(of configuration: SendConfiguration) -> [SimulcastStream] {
+            guard configuration.simulcast.isEmpty else { return configuration.simulcast }
             let cap = configuration.maximumBitrate > 0 ? configuration.maximumBitrate : SessionVideoCore.defaultMaximumBitrate
-            return max(SessionVideoCore.minimumBitrate, min(cap, estimator.targetBitrate, remoteEstimate ?? .max))
+            return [SimulcastStream(setting: SimulcastLayerSetting(rid: "", scaleDown: 1, maxBitrateKbps: UInt32(cap / 1_000)),
+                                    ssrc: configuration.ssrc, rtxSSRC: configuration.rtxSSRC)]
+        }
+
+        var isSimulcast: Bool { !configuration.simulcast.isEmpty }
+
+        /// Takes a new configuration with the same SSRCs: the layers' settings change in place.
+        func update(_ configuration: SendConfiguration) {
+            self.configuration = configuration
+            for (layer, stream) in zip(layers, Sender.streams(of: configuration)) {
+                if !layer.stream.setting.isActive, stream.setting.isActive { layer.keyFrameRequested = true }
+                layer.stream = stream
+            }
+        }
+
+        /// The layer sending on `ssrc` (media or RTX).
+        func layer(ssrc: UInt32) -> SendLayer? {
+            layers.first { $0.stream.ssrc == ssrc || $0.stream.rtxSSRC == ssrc }
+        }
+
+        /// Whether exactly one layer is configured to be sent (the server's REMB then applies to it).
+        var sendsOneLayer: Bool { layers.count { $0.stream.setting.isActive } == 1 }
+
+        /// The most the camera may use whatever the estimate, bit/s: the app's cap (with simulcast, also the sum of
+        /// the active layers' caps).
+        var capBitrate: Int {
+            let cap = configuration.maximumBitrate > 0 ? configuration.maximumBitrate : SessionVideoCore.defaultMaximumBitrate
+            guard isSimulcast else { return cap }
+            let layersCap = layers.reduce(0) { $0 + Int($1.stream.setting.maxBitrateKbps) * 1_000 }
+            return configuration.maximumBitrate > 0 ? min(configuration.maximumBitrate, layersCap) : layersCap
+        }
+
+        /// The total the camera may use now, bit/s: the estimate, within ``capBitrate`` and, with one layer sent, the
+        /// server's REMB.
+        var targetBitrate: Int {
+            let remote = sendsOneLayer ? remoteEstimate ?? .max : .max
+            return max(SessionVideoCore.minimumBitrate, min(capBitrate, estimator.targetBitrate, remote))
         }
     }
 
@@ -199,6 +288,12 @@ final class SessionVideoCore {
     /// Pictures encoded since sending started.
     var framesEncoded: Int { sender?.framesEncoded ?? 0 }
 
+    /// Frames encoded per sent layer (one entry without simulcast; low, mid, hi with it).
+    var layerFramesEncoded: [Int] { sender?.layers.map(\.framesEncoded) ?? [] }
+
+    /// The bitrate the split gave each sent layer for the latest picture, bit/s (0: not encoded).
+    var layerBitrates: [Int] { sender?.layers.map(\.allocated) ?? [] }
+
     /// Frames decoded per received video id.
     var framesDecoded: [Int: Int] { Dictionary(uniqueKeysWithValues: receivers.values.map { ($0.track.videoId, $0.framesDecoded) }) }
 
@@ -218,7 +313,7 @@ final class SessionVideoCore {
 
     /// When ``tick(now:)`` is next due. Read after every packet, so it is folded without a list.
     var nextDeadline: NIODeadline? {
-        var earliest = nextReport.earlier(nextFeedback).earlier(sender?.pacer.nextDeadline)
+        var earliest = nextReport.earlier(nextFeedback).earlier(sender?.pacer.nextDeadline).earlier(sender?.nextProbePadding)
             .earlier(transportFeedback?.nextDeadline)
         for receiver in receivers.values { earliest = earliest.earlier(receiver.assembler.nextDeadline) }
         return earliest
@@ -235,31 +330,34 @@ final class SessionVideoCore {
                    now: NIODeadline) -> [SessionMediaEffect] {
         self.reportSSRC = reportSSRC
         if let send {
-            let sender: Sender
-            if let current = self.sender, current.configuration.ssrc == send.ssrc {
-                sender = current
-                sender.configuration = send
+            let ssrcs = Sender.streams(of: send).map(\.ssrc)
+            if let sender, sender.layers.map(\.stream.ssrc) == ssrcs {
+                sender.update(send)
             } else {
                 retireSender()
+                let ceiling = send.maximumBitrate > 0 ? send.maximumBitrate
+                    : send.simulcast.isEmpty ? Self.defaultMaximumBitrate : Self.defaultSimulcastMaximumBitrate
                 let estimator = SendSideBandwidthEstimator(configuration: .init(
-                    minimumBitrate: Self.minimumBitrate, startBitrate: Self.startBitrate,
-                    maximumBitrate: send.maximumBitrate > 0 ? send.maximumBitrate : Self.defaultMaximumBitrate))
-                sender = Sender(configuration: send, estimator: estimator)
-                if let next = continuedSequenceNumbers[send.ssrc] { sender.sequenceNumber = next }
-                sender.transportSequenceNumber = continuedTransportSequenceNumber
-                sender.keyFrameRequested = true
-                self.sender = sender
-            }
-            if let rtxType = send.rtxPayloadType {
-                let payloadTypes = [send.payloadType: rtxType]
-                if sender.rtx?.ssrc != send.rtxSSRC || sender.rtx?.payloadTypes != payloadTypes {
-                    if let old = sender.rtx { continuedSequenceNumbers[old.ssrc] = old.nextSequenceNumber }
-                    sender.rtx = RTXStream(ssrc: send.rtxSSRC, payloadTypes: payloadTypes,
-                                           firstSequenceNumber: continuedSequenceNumbers[send.rtxSSRC] ?? .random(in: 0...UInt16.max))
+                    minimumBitrate: Self.minimumBitrate, startBitrate: Self.startBitrate, maximumBitrate: ceiling))
+                let created = Sender(configuration: send, estimator: estimator)
+                for layer in created.layers {
+                    if let next = continuedSequenceNumbers[layer.stream.ssrc] { layer.sequenceNumber = next }
                 }
-            } else {
-                if let old = sender.rtx { continuedSequenceNumbers[old.ssrc] = old.nextSequenceNumber }
-                sender.rtx = nil
+                created.transportSequenceNumber = continuedTransportSequenceNumber
+                sender = created
+            }
+            for layer in sender?.layers ?? [] {
+                if let rtxType = send.rtxPayloadType {
+                    if layer.rtx?.ssrc != layer.stream.rtxSSRC {
+                        if let old = layer.rtx { continuedSequenceNumbers[old.ssrc] = old.nextSequenceNumber }
+                        layer.rtx = RTXStream(ssrc: layer.stream.rtxSSRC, payloadTypes: [send.payloadType: rtxType],
+                                              firstSequenceNumber: continuedSequenceNumbers[layer.stream.rtxSSRC]
+                                                  ?? .random(in: 0...UInt16.max))
+                    }
+                } else {
+                    if let old = layer.rtx { continuedSequenceNumbers[old.ssrc] = old.nextSequenceNumber }
+                    layer.rtx = nil
+                }
             }
         } else {
             retireSender()
@@ -336,8 +434,10 @@ final class SessionVideoCore {
     /// Ends the camera stream, keeping where its numbering stopped (see ``continuedSequenceNumbers``).
     private func retireSender() {
         guard let sender else { return }
-        continuedSequenceNumbers[sender.configuration.ssrc] = sender.sequenceNumber
-        if let rtx = sender.rtx { continuedSequenceNumbers[rtx.ssrc] = rtx.nextSequenceNumber }
+        for layer in sender.layers {
+            continuedSequenceNumbers[layer.stream.ssrc] = layer.sequenceNumber
+            if let rtx = layer.rtx { continuedSequenceNumbers[rtx.ssrc] = rtx.nextSequenceNumber }
+        }
         continuedTransportSequenceNumber = sender.transportSequenceNumber
         self.sender = nil
     }
@@ -349,19 +449,16 @@ final class SessionVideoCore {
 
     // MARK: Sending
 
-    /// One local picture captured at `timestampNanoseconds` (the source's clock): encoded, packetised, queued in
-    /// the pacer. Pictures above ``maximumFrameRate`` (``maximumContentFrameRate`` for screen content) and pictures
-    /// while not sending are dropped.
+    /// One local picture captured at `timestampNanoseconds` (the source's clock): the target bitrate is split over
+    /// the layers (``SimulcastUplinkPolicy/allocate(_:to:)``; one layer without simulcast), and each layer that
+    /// gets bits is scaled (÷2, ÷4), encoded, packetised and queued in the pacer. All layers of one picture share its
+    /// RTP timestamp. Pictures above ``maximumFrameRate`` (``maximumContentFrameRate`` for screen content) and
+    /// pictures while not sending are dropped.
     func send(_ image: I420Image, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
         guard let sender else { return [] }
         sender.framesCaptured += 1
         let rate = sender.configuration.screenContent ? Self.maximumContentFrameRate : Self.maximumFrameRate
         if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(rate) - 2_000_000 {
-            return []
-        }
-        do {
-            try prepareEncoder(sender, for: image)
-        } catch {
             return []
         }
         let first = sender.firstCapture ?? timestampNanoseconds
@@ -370,47 +467,138 @@ final class SessionVideoCore {
         var timestamp = sender.firstTimestamp &+ UInt32(truncatingIfNeeded: elapsed * 9 / 100_000)
         // Never the same timestamp twice: the receiver would merge two frames.
         if let last = sender.lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 { timestamp = last &+ 1 }
-        let force = sender.keyFrameRequested
-        guard let encoded = try? sender.encoder?.encode(image, timestamp: timestamp, forceKeyframe: force) else {
-            return []
+        let target = sender.targetBitrate
+        let split = sender.isSimulcast ? SimulcastUplinkPolicy.allocate(target, to: sender.layers.map(\.stream.setting))
+            : [target]
+        var encodedAny = false
+        var scaled: [Int: I420Image] = [1: image]
+        for (layer, bitrate) in zip(sender.layers, split) {
+            if bitrate == 0 {
+                if layer.allocated > 0 || layer.encoder != nil {
+                    // Off: its encoder goes, and when it comes back it starts with a key frame.
+                    layer.encoder = nil
+                    layer.keyFrameRequested = true
+                }
+                layer.allocated = 0
+                continue
+            }
+            layer.allocated = bitrate
+            let divisor = max(1, layer.stream.setting.scaleDown)
+            let picture: I420Image
+            if let cached = scaled[divisor] {
+                picture = cached
+            } else {
+                let size = SimulcastUplinkPolicy.scaledSize(width: image.width, height: image.height, scaleDown: divisor)
+                guard let made = try? image.scaled(width: size.width, height: size.height) else { continue }
+                scaled[divisor] = made
+                picture = made
+            }
+            if encode(picture, on: layer, bitrate: bitrate, timestamp: timestamp, sender: sender) { encodedAny = true }
         }
+        probeStarvedLayers(sender, split: split, now: now)
+        guard encodedAny else { return pace(now: now) + probePadding(now: now) }
         sender.lastEncodedCapture = timestampNanoseconds
         sender.lastTimestamp = timestamp
         sender.framesEncoded += 1
-        sender.width = image.width
-        sender.height = image.height
-        if encoded.isKeyframe { sender.keyFrameRequested = false }
-        let payloads = sender.packetizer.payloads(for: encoded.bytes[...])
-        let extensions: [(id: UInt8, value: [UInt8])] = sender.configuration.transportCCExtensionId.map { [($0, [0, 0])] } ?? []
-        for (index, payload) in payloads.enumerated() {
-            let packet = RTPPacket(marker: index == payloads.count - 1, payloadType: sender.configuration.payloadType,
-                                   sequenceNumber: sender.sequenceNumber, timestamp: timestamp,
-                                   ssrc: sender.configuration.ssrc, extensions: extensions, payload: payload[...])
-            sender.sequenceNumber &+= 1
-            sender.pacer.enqueue(Pacer.Packet(bytes: packet.serialized(), priority: .video))
-        }
-        return pace(now: now)
+        return pace(now: now) + probePadding(now: now)
     }
 
-    private func prepareEncoder(_ sender: Sender, for image: I420Image) throws(VideoCodecError) {
-        let target = sender.targetBitrate
-        if let encoder = sender.encoder {
+    /// Opens a probe of the simulcast uplink when the estimate, not the cap, leaves an active layer off (`split` gives
+    /// it nothing where the cap alone would give it bits): an estimate grows only to about 1.5× what gets through, and
+    /// a lower layer often uses far less than its share (a small picture), so without a probe a layer dropped for
+    /// bandwidth would never come back. The probe aims at the cap for ``probeDuration``, topped up with padding-only
+    /// RTX packets (``probePadding(now:)``); at most every ``probeInterval``, never while the delay says overuse, and
+    /// only with RTX and transport-wide congestion control negotiated.
+    private func probeStarvedLayers(_ sender: Sender, split: [Int], now: NIODeadline) {
+        guard sender.isSimulcast, sender.configuration.rtxPayloadType != nil,
+              sender.configuration.transportCCExtensionId != nil, !sender.estimator.isProbing,
+              sender.estimator.feedbackCount > 0, sender.estimator.bandwidthUsage != .overusing,
+              sender.nextProbeAt.map({ now >= $0 }) ?? true else { return }
+        let cap = sender.capBitrate
+        guard cap > sender.estimator.targetBitrate else { return }
+        let possible = SimulcastUplinkPolicy.allocate(cap, to: sender.layers.map(\.stream.setting))
+        guard zip(split, possible).contains(where: { $0 == 0 && $1 > 0 }) else { return }
+        sender.estimator.startProbe(bitrate: cap, at: now, duration: Self.probeDuration)
+        sender.nextProbeAt = now + Self.probeInterval
+        sender.nextProbePadding = now
+    }
+
+    /// The padding the open probe wants now (RTX padding on the lowest layer sent, each packet with its transport-wide
+    /// sequence number, past the pacer: the probe is the burst), and when to look again (none once its window closed).
+    private func probePadding(now: NIODeadline) -> [SessionMediaEffect] {
+        guard let sender, let due = sender.nextProbePadding, due <= now else { return [] }
+        guard let id = sender.configuration.transportCCExtensionId,
+              let layer = sender.layers.first(where: { $0.rtx != nil && $0.allocated > 0 }) else {
+            sender.nextProbePadding = nil
+            return []
+        }
+        var effects: [SessionMediaEffect] = []
+        var wanted = sender.estimator.probePaddingDue(at: now)
+        while wanted > 0, var packet = layer.rtx?.paddingPacket(
+            mediaPayloadType: sender.configuration.payloadType, timestamp: layer.lastTimestamp ?? 0,
+            count: Self.probePaddingOctets, transportCCExtensionId: id) {
+            // The transport-wide number sits after the 12-byte header, the 0xBEDE word and the element's id byte.
+            packet[17] = UInt8(sender.transportSequenceNumber >> 8)
+            packet[18] = UInt8(truncatingIfNeeded: sender.transportSequenceNumber)
+            sender.estimator.packetSent(transportSequenceNumber: sender.transportSequenceNumber, size: packet.count, at: now)
+            sender.transportSequenceNumber &+= 1
+            wanted -= packet.count
+            effects.append(.sendRTP(packet))
+        }
+        sender.nextProbePadding = sender.estimator.probeWindowEnd(after: now) == nil ? nil : now + Self.probePaddingInterval
+        return effects
+    }
+
+    /// Encodes one picture on one layer and queues its packets (with the layer's rid on a simulcast layer); false
+    /// when the encoder could not be made or rate control dropped the frame.
+    private func encode(_ image: I420Image, on layer: SendLayer, bitrate: Int, timestamp: UInt32,
+                        sender: Sender) -> Bool {
+        do {
+            try prepareEncoder(layer, for: image, bitrate: bitrate, sender: sender)
+        } catch {
+            return false
+        }
+        guard let encoded = try? layer.encoder?.encode(image, timestamp: timestamp, forceKeyframe: layer.keyFrameRequested)
+        else { return false }
+        layer.lastTimestamp = timestamp
+        layer.framesEncoded += 1
+        layer.width = image.width
+        layer.height = image.height
+        if encoded.isKeyframe { layer.keyFrameRequested = false }
+        let payloads = layer.packetizer.payloads(for: encoded.bytes[...])
+        var extensions: [(id: UInt8, value: [UInt8])] = sender.configuration.transportCCExtensionId.map { [($0, [0, 0])] } ?? []
+        if sender.isSimulcast, let id = sender.configuration.ridExtensionId {
+            extensions.append((id, Array(layer.stream.setting.rid.utf8)))
+        }
+        for (index, payload) in payloads.enumerated() {
+            let packet = RTPPacket(marker: index == payloads.count - 1, payloadType: sender.configuration.payloadType,
+                                   sequenceNumber: layer.sequenceNumber, timestamp: timestamp,
+                                   ssrc: layer.stream.ssrc, extensions: extensions, payload: payload[...])
+            layer.sequenceNumber &+= 1
+            sender.pacer.enqueue(Pacer.Packet(bytes: packet.serialized(), priority: .video))
+        }
+        return true
+    }
+
+    private func prepareEncoder(_ layer: SendLayer, for image: I420Image, bitrate: Int,
+                                sender: Sender) throws(VideoCodecError) {
+        if let encoder = layer.encoder {
             if encoder.configuration.width != image.width || encoder.configuration.height != image.height {
                 try encoder.setResolution(width: image.width, height: image.height)
-                sender.keyFrameRequested = true
+                layer.keyFrameRequested = true
             }
-            if abs(target - sender.encoderBitrate) * 10 > sender.encoderBitrate {
-                try encoder.setBitrate(target)
-                sender.encoderBitrate = target
+            if abs(bitrate - layer.encoderBitrate) * 10 > layer.encoderBitrate {
+                try encoder.setBitrate(bitrate)
+                layer.encoderBitrate = bitrate
             }
             return
         }
-        sender.encoder = try VP8Encoder(configuration: .init(
-            width: image.width, height: image.height, bitrate: target,
+        layer.encoder = try VP8Encoder(configuration: .init(
+            width: image.width, height: image.height, bitrate: bitrate,
             maxFrameRate: sender.configuration.screenContent ? Self.maximumContentFrameRate : Self.maximumFrameRate,
             content: sender.configuration.screenContent ? .screen : .camera))
-        sender.encoderBitrate = target
-        sender.keyFrameRequested = true
+        layer.encoderBitrate = bitrate
+        layer.keyFrameRequested = true
     }
 
     /// Sends what the pacer lets go now: each packet gets its transport-wide sequence number as it leaves.
@@ -427,14 +615,28 @@ final class SessionVideoCore {
                                             size: packet.bytes.count, at: now)
                 sender.transportSequenceNumber &+= 1
             }
-            if header.ssrc == sender.configuration.ssrc {
-                sender.history.store(sequenceNumber: header.sequenceNumber, packet: packet.bytes, now: now)
-                sender.packetsSent &+= 1
-                sender.octetsSent &+= UInt32(truncatingIfNeeded: header.payloadRange.count)
+            if let layer = sender.layer(ssrc: header.ssrc), header.ssrc == layer.stream.ssrc {
+                layer.history.store(sequenceNumber: header.sequenceNumber, packet: packet.bytes, now: now)
+                layer.packetsSent &+= 1
+                layer.octetsSent &+= UInt32(truncatingIfNeeded: header.payloadRange.count)
             }
             effects.append(.sendRTP(packet.bytes))
         }
         return effects
+    }
+
+    /// A retransmission of `original` from `layer`: over its RTX stream when negotiated (a simulcast layer's rid
+    /// extension becomes the repaired rid, rewritten in place), else the packet again.
+    private func repair(_ original: [UInt8], layer: SendLayer, sender: Sender) -> [UInt8]? {
+        guard layer.rtx != nil else { return original }
+        guard var wrapped = layer.rtx?.wrap(original) else { return nil }
+        if sender.isSimulcast, let rid = sender.configuration.ridExtensionId,
+           let repaired = sender.configuration.repairedRidExtensionId,
+           let header = try? RTPHeader(reading: wrapped), header.oneByteExtensions,
+           let range = header.extensionRange(id: rid, in: wrapped), range.lowerBound > 0 {
+            wrapped[range.lowerBound - 1] = repaired << 4 | (wrapped[range.lowerBound - 1] & 0x0F)
+        }
+        return wrapped
     }
 
     // MARK: Receiving
@@ -519,32 +721,41 @@ final class SessionVideoCore {
             receivers[ssrc]?.statistics.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
         }
         guard let sender else { return [] }
-        let ssrc = sender.configuration.ssrc
         var effects: [SessionMediaEffect] = []
         for packet in packets {
             switch packet {
-            case .pictureLossIndication(_, ssrc):
-                sender.keyFrameRequested = true
+            case .pictureLossIndication(_, let ssrc):
+                guard let layer = sender.layer(ssrc: ssrc) else { continue }
+                layer.keyFrameRequested = true
                 sender.plisReceived += 1
-            case .fullIntraRequest(_, let entries) where entries.contains(where: { $0.ssrc == ssrc }):
-                sender.keyFrameRequested = true
-                sender.firsReceived += 1
-            case .nack(_, ssrc, let lost):
+            case .fullIntraRequest(_, let entries):
+                for entry in entries {
+                    guard let layer = sender.layer(ssrc: entry.ssrc) else { continue }
+                    layer.keyFrameRequested = true
+                    sender.firsReceived += 1
+                }
+            case .nack(_, let ssrc, let lost):
+                guard let layer = sender.layer(ssrc: ssrc) else { continue }
                 sender.nacksReceived += 1
                 for sequence in lost {
-                    guard let original = sender.history.packet(sequenceNumber: sequence, now: now) else { continue }
-                    let repair = sender.rtx != nil ? sender.rtx?.wrap(original) : original
-                    if let repair { sender.pacer.enqueue(Pacer.Packet(bytes: repair, priority: .retransmission)) }
+                    guard let original = layer.history.packet(sequenceNumber: sequence, now: now),
+                          let repair = repair(original, layer: layer, sender: sender) else { continue }
+                    sender.pacer.enqueue(Pacer.Packet(bytes: repair, priority: .retransmission))
                 }
             case .transportFeedback(let feedback):
                 sender.estimator.transportFeedbackReceived(feedback, now: now)
                 sender.pacer.setRate(targetBitrate: sender.targetBitrate)
-            case .receiverEstimatedMaximumBitrate(_, let bitrate, let ssrcs) where ssrcs.contains(ssrc):
+            case .receiverEstimatedMaximumBitrate(_, let bitrate, let ssrcs)
+                where sender.layers.contains(where: { ssrcs.contains($0.stream.ssrc) }):
                 sender.remoteEstimate = Int(clamping: bitrate)
                 sender.pacer.setRate(targetBitrate: sender.targetBitrate)
             case .receiverReport(_, let blocks), .senderReport(_, _, _, _, _, let blocks):
-                for block in blocks where block.ssrc == ssrc {
-                    sender.lastReport = block
+                // Loss is judged on the lowest layer sent (every layer crosses the same uplink).
+                let lowest = sender.layers.first { $0.stream.setting.isActive }?.stream.ssrc
+                for block in blocks {
+                    guard let layer = sender.layer(ssrc: block.ssrc), layer.stream.ssrc == block.ssrc else { continue }
+                    layer.lastReport = block
+                    guard block.ssrc == lowest else { continue }
                     sender.estimator.receiverReportReceived(fractionLost: block.fractionLost, now: now)
                     sender.pacer.setRate(targetBitrate: sender.targetBitrate)
                 }
@@ -560,7 +771,7 @@ final class SessionVideoCore {
 
     /// Paced packets, NACKs and key-frame requests for the received streams, and once a second the reports.
     func tick(now: NIODeadline) -> [SessionMediaEffect] {
-        var effects = pace(now: now)
+        var effects = pace(now: now) + probePadding(now: now)
         if let due = transportFeedback?.nextDeadline, now >= due, let messages = transportFeedback?.poll(now: now) {
             for message in messages { effects.append(.sendRTCP(Self.compound(reportSSRC, .transportFeedback(message)))) }
         }
@@ -603,21 +814,26 @@ final class SessionVideoCore {
         var send: VideoClientMetrics.Send?
         if let sender {
             let before = sender.reported
+            let packetsSent = sender.layers.reduce(UInt32(0)) { $0 &+ $1.packetsSent }
+            let octetsSent = sender.layers.reduce(UInt32(0)) { $0 &+ $1.octetsSent }
+            // The largest layer sent stands for the camera; loss and jitter of the lowest.
+            let top = sender.layers.last { $0.allocated > 0 } ?? sender.layers[0]
+            let lastReport = (sender.layers.first { $0.allocated > 0 } ?? sender.layers[0]).lastReport
             send = VideoClientMetrics.Send(
                 streamId: sender.configuration.streamId,
-                bitrate: Double(sender.octetsSent &- before.octets) * 8 / seconds,
-                packetsPerSecond: Double(sender.packetsSent &- before.packets) / seconds,
+                bitrate: Double(octetsSent &- before.octets) * 8 / seconds,
+                packetsPerSecond: Double(packetsSent &- before.packets) / seconds,
                 inputFramesPerSecond: Double(sender.framesCaptured - before.framesCaptured) / seconds,
                 encodedFramesPerSecond: Double(sender.framesEncoded - before.framesEncoded) / seconds,
-                lossPercent: sender.lastReport.map { Double($0.fractionLost) * 100 / 256 },
-                jitterMilliseconds: sender.lastReport.map { Double($0.jitter) / 90 },
+                lossPercent: lastReport.map { Double($0.fractionLost) * 100 / 256 },
+                jitterMilliseconds: lastReport.map { Double($0.jitter) / 90 },
                 roundTripMilliseconds: Double(roundTrip.nanoseconds) / 1e6,
                 availableBandwidth: Double(sender.targetBitrate),
                 nacksReceived: Double(sender.nacksReceived - before.nacks) / seconds,
                 plisReceived: Double(sender.plisReceived - before.plis) / seconds,
                 firsReceived: Double(sender.firsReceived - before.firs) / seconds,
-                width: sender.width, height: sender.height)
-            sender.reported = SendCounters(packets: sender.packetsSent, octets: sender.octetsSent,
+                width: top.width, height: top.height)
+            sender.reported = SendCounters(packets: packetsSent, octets: octetsSent,
                                            framesEncoded: sender.framesEncoded, framesCaptured: sender.framesCaptured,
                                            nacks: sender.nacksReceived, plis: sender.plisReceived,
                                            firs: sender.firsReceived)
@@ -658,11 +874,14 @@ final class SessionVideoCore {
     /// A sender report for the camera stream and a receiver report (`blocks`) about every received stream.
     private func reports(_ blockBySSRC: [UInt32: RTCPPacket.ReportBlock], now: NIODeadline) -> [SessionMediaEffect] {
         var packets: [RTCPPacket] = []
-        if let sender, let timestamp = sender.lastTimestamp {
-            packets.append(.senderReport(ssrc: sender.configuration.ssrc,
+        // One sender report per layer that sent, all on the pictures' shared timestamp (the server aligns layers
+        // with them when it switches a receiver between layers).
+        for layer in sender?.layers ?? [] {
+            guard let timestamp = sender?.lastTimestamp, layer.lastTimestamp != nil else { continue }
+            packets.append(.senderReport(ssrc: layer.stream.ssrc,
                                          ntpTimestamp: NTPTimestamp(unixNanoseconds: UInt64(now.uptimeNanoseconds)).value,
-                                         rtpTimestamp: timestamp, packetCount: sender.packetsSent,
-                                         octetCount: sender.octetsSent, reports: []))
+                                         rtpTimestamp: timestamp, packetCount: layer.packetsSent,
+                                         octetCount: layer.octetsSent, reports: []))
         }
         let blocks = blockBySSRC.keys.sorted().compactMap { blockBySSRC[$0] }
         if !blocks.isEmpty { packets.append(.receiverReport(ssrc: reportSSRC, reports: blocks)) }

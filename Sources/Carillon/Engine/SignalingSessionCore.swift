@@ -111,6 +111,16 @@ struct SignalingSessionCore: Sendable {
     // Video (`signaling.md` §3.6-§3.11).
     private var wantsToSendVideo = false
     private var sendMaxBitrateKbps: UInt32 = 0
+    /// Whether the camera is sent with simulcast (`LocalVideoConfiguration.simulcastEnabled`, never content).
+    private var sendSimulcast = false
+    /// Whether the meeting's video maximum is FHD (the simulcast targets are higher).
+    private var sendHighResolution = false
+    /// The local video source's size, once a frame told it (the simulcast layers' sizes in SUBSCRIBE).
+    private var videoSourceSize: (width: Int, height: Int) = (0, 0)
+    /// INDEX `num_participants`, 0 until known.
+    private var participantCount = 0
+    /// The server's allocation of each sent video stream (SUBSCRIBE_ACK `allocations`, in `send_streams` order).
+    private var videoAllocations: [SdkStreamAllocation] = []
     private var wantsToReceiveVideo = false
     /// The newest INDEX's sources.
     private(set) var videoSources: [SdkStreamDescriptor] = []
@@ -328,7 +338,8 @@ struct SignalingSessionCore: Sendable {
             return [.connectMedia(answer: answer, video: videoNegotiation(frame, plan: plan))] + videoRefusal(frame)
         case .audioStreamIDInfo:
             let changes = roster.apply(frame.audioStreamIDInfo.streams)
-            return changes.isEmpty ? [] : [.event(.roster(changes))]
+            // Who is present decides the camera's simulcast layers.
+            return changes.isEmpty ? [] : [.event(.roster(changes))] + renegotiateIfNeeded()
         case .audioMetadata:
             let (volumes, signals) = audioMetadata.apply(frame.audioMetadata.attendeeStates, roster: roster)
             return (volumes.isEmpty ? [] : [.event(.volumes(volumes))])
@@ -376,7 +387,26 @@ struct SignalingSessionCore: Sendable {
         var subscribe = SdkSubscribeFrame()
         subscribe.duplex = plan.sendsVideo ? .duplex : .rx
         subscribe.sendStreams = [audio]
-        if plan.sendsVideo {
+        if plan.sendsVideo, !plan.sendLayers.isEmpty {
+            // Simulcast (`signaling.md` §4.9): one entry per layer in rid order, disabled layers at 0 kbps.
+            for (index, layer) in plan.sendLayers.enumerated() {
+                var video = SdkStreamDescriptor()
+                video.mediaType = .video
+                video.trackLabel = ""
+                if index < videoAllocations.count {
+                    video.streamID = videoAllocations[index].streamID
+                    video.groupID = videoAllocations[index].groupID
+                }
+                video.framerate = 15
+                video.maxBitrateKbps = layer.maxBitrateKbps
+                if layer.width > 0, layer.height > 0 {
+                    video.width = UInt32(layer.width)
+                    video.height = UInt32(layer.height)
+                }
+                video.attendeeID = credentials.attendeeId
+                subscribe.sendStreams.append(video)
+            }
+        } else if plan.sendsVideo {
             var video = SdkStreamDescriptor()
             video.mediaType = .video
             video.trackLabel = "AmazonChimeExpressVideo"
@@ -513,10 +543,35 @@ struct SignalingSessionCore: Sendable {
     // MARK: Video
 
     /// The app starts or stops sending local video (`maxBitrateKbps` 0: the default cap); renegotiates in the meeting.
-    mutating func setSendingVideo(_ sending: Bool, maxBitrateKbps: UInt32 = 0, now: SessionTime) -> [SessionAction] {
+    /// With `simulcast` the camera is sent in the layers of ``SimulcastUplinkPolicy`` (`highResolution`: an FHD
+    /// meeting's targets), re-chosen when INDEX changes the meeting's participants or publishers.
+    mutating func setSendingVideo(_ sending: Bool, maxBitrateKbps: UInt32 = 0, simulcast: Bool = false,
+                                  highResolution: Bool = false, now: SessionTime) -> [SessionAction] {
         wantsToSendVideo = sending
         sendMaxBitrateKbps = maxBitrateKbps
+        sendSimulcast = simulcast
+        sendHighResolution = highResolution
         return renegotiateIfNeeded()
+    }
+
+    /// The local video source delivers pictures of this size: with simulcast, the layers' sizes go to the server
+    /// in a new SUBSCRIBE when they change.
+    mutating func setVideoSourceSize(width: Int, height: Int, now: SessionTime) -> [SessionAction] {
+        guard videoSourceSize != (width, height) else { return [] }
+        videoSourceSize = (width, height)
+        return renegotiateIfNeeded()
+    }
+
+    /// The camera's simulcast layers now (empty without simulcast): the table of `policies.md` §3.1 from the
+    /// participants (the roster's attendees but content shares; INDEX `num_participants` until the roster came) and
+    /// the publishers (the remote attendees with video in INDEX, plus this one).
+    private var desiredSendLayers: [SimulcastLayerSetting] {
+        guard wantsToSendVideo, sendSimulcast else { return [] }
+        let present = roster.attendees.count { !$0.attendeeId.hasSuffix("#content") }
+        let publishers = Set(videoSources.map(\.attendeeID)).count + 1
+        return SimulcastUplinkPolicy.layers(participants: present > 0 ? present : participantCount, publishers: publishers,
+                                            highResolution: sendHighResolution, width: videoSourceSize.width,
+                                            height: videoSourceSize.height)
     }
 
     /// The app starts or stops receiving remote video; renegotiates in the meeting.
@@ -600,6 +655,7 @@ struct SignalingSessionCore: Sendable {
             atCapacity = index.atCapacity
             actions.append(.event(.cameraSendAvailability(!atCapacity)))
         }
+        participantCount = Int(index.numParticipants)
         pausedAtSourceIds = Set(index.pausedAtSourceIds)
         actions += pausedUpdate()
         return actions
@@ -636,7 +692,8 @@ struct SignalingSessionCore: Sendable {
                 preferences[source.streamID] = videoSubscriptions?[source.attendeeID] ?? automatic
             }
         }
-        return SessionMediaPlan(sendsVideo: wantsToSendVideo, receiveSlots: slots, receivePreferences: preferences)
+        return SessionMediaPlan(sendsVideo: wantsToSendVideo, sendLayers: desiredSendLayers, receiveSlots: slots,
+                                receivePreferences: preferences)
     }
 
     /// Offers again on the running connection when what the session wants differs from what it has; while an
@@ -657,6 +714,7 @@ struct SignalingSessionCore: Sendable {
     /// receive m-line.
     private mutating func videoNegotiation(_ frame: SdkSignalFrame, plan: SessionMediaPlan) -> SessionVideoNegotiation {
         if let allocation = frame.suback.allocations.first { videoAllocation = allocation }
+        if !frame.suback.allocations.isEmpty { videoAllocations = frame.suback.allocations }
         let tracks = frame.suback.tracks.compactMap { track -> SessionVideoNegotiation.Track? in
             guard track.streamID != 0, track.trackLabel.hasPrefix("v_") else { return nil }
             let mid = String(track.trackLabel.dropFirst(2))

@@ -54,6 +54,10 @@ struct MeetingVideoRouter {
     /// A connected camera that sends nothing for this long is reported paused at its source (checked with the
     /// reports, so the report comes 2–3 s after the last packet); its next packet reports it flowing again.
     static let sourceStallTimeout = TimeAmount.seconds(2)
+    /// A simulcast layer that sent no media for this long is not forwarded while another layer of the camera flows: a
+    /// receiver wanting it gets the best flowing layer below it, else the lowest flowing one above it (a sender
+    /// drops layers its bitrate or the app's cap does not cover, and INDEX still lists them).
+    static let layerSilenceTimeout = TimeAmount.seconds(1)
 
     /// A session's camera as received. Uplink, downlink and member state are classes so the per-packet paths mutate
     /// them in place: a struct copied out of the dictionary would copy the NACK, feedback and history buffers on
@@ -84,6 +88,21 @@ struct MeetingVideoRouter {
 
         /// The first layer's media SSRC (the whole camera without simulcast).
         var ssrc: UInt32? { layers.lazy.compactMap(\.ssrc).first }
+
+        /// Marks the uplink started at `now` (configured, or its session connected): every layer counts as flowing
+        /// until ``MeetingVideoRouter/layerSilenceTimeout`` passes without its media.
+        func started(now: NIODeadline) {
+            lastPacketAt = now
+            for layer in layers { layer.lastPacketAt = now }
+        }
+
+        /// The layer a downlink wanting layer `wanted` is given: `wanted` while it flows, else the best flowing layer
+        /// below it, else the lowest flowing layer above it; `wanted` when none flows. O(layers), no allocation.
+        func forwardedLayer(wanting wanted: Int, now: NIODeadline) -> Int {
+            guard layers.count > 1, !layers[wanted].isFlowing(now: now) else { return wanted }
+            if let below = layers[..<wanted].lastIndex(where: { $0.isFlowing(now: now) }) { return below }
+            return layers[(wanted + 1)...].firstIndex { $0.isFlowing(now: now) } ?? wanted
+        }
 
         /// The layer carrying `streamId`; the only layer when the uplink has one whose stream id is not known.
         func layerIndex(streamId: UInt32?) -> Int? {
@@ -242,7 +261,7 @@ struct MeetingVideoRouter {
         if let negotiated = negotiation.videoUplink {
             if member.uplink?.negotiated != negotiated {
                 let uplink = Uplink(negotiated: negotiated)
-                uplink.lastPacketAt = now
+                uplink.started(now: now)
                 if member.uplink?.pausedAtSource == true { outputs.append(.videoSourcePaused(id, paused: false)) }
                 if negotiated.transportCCExtensionId != nil {
                     uplink.transportFeedback = TransportFeedbackGenerator(senderSSRC: negotiation.ssrc,
@@ -290,7 +309,7 @@ struct MeetingVideoRouter {
     mutating func connected(_ id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
         guard members[id] != nil else { return [] }
         members[id]?.connected = true
-        members[id]?.uplink?.lastPacketAt = now
+        members[id]?.uplink?.started(now: now)
         if nextReports == nil { nextReports = now + Self.reportInterval }
         return (members[id]?.downlinks ?? []).flatMap { requestKeyFrame(for: $0, now: now) }
     }
@@ -375,6 +394,7 @@ struct MeetingVideoRouter {
         layer.statistics?.record(sequenceNumber: media.sequenceNumber, rtpTimestamp: media.timestamp, arrival: now)
         layer.nack.received(sequenceNumber: media.sequenceNumber, now: now)
         layer.packetsReceived += 1
+        if !isRTX { layer.lastPacketAt = now }
         layer.octetsSinceMeasurement += 12 + media.payload.count
         uplink.packetsReceived += 1
         uplink.octetsReceived &+= media.payload.count + 50
@@ -390,13 +410,15 @@ struct MeetingVideoRouter {
         for (receiver, index) in routes[id] ?? [] {
             guard members[receiver]?.connected == true, let downlink = members[receiver]?.downlinks[index],
                   !downlink.isPaused else { continue }
-            let target = uplink.layerIndex(streamId: downlink.selection.target)
-            if let bytes = forward(media, layer: layerIndex, of: uplink, target: target, to: receiver, downlink: downlink,
-                                   keyFrameStart: &keyFrameStart, now: now) {
+            let wanted = uplink.layerIndex(streamId: downlink.selection.target)
+            let target = wanted.map { uplink.forwardedLayer(wanting: $0, now: now) }
+            if let bytes = forward(media, layer: layerIndex, of: uplink, wanted: wanted, target: target, to: receiver,
+                                   downlink: downlink, keyFrameStart: &keyFrameStart, now: now) {
                 // Handed over, not shared: the pacer writes the transport-wide number into it in place.
                 send(consume bytes, priority: .video, to: receiver, into: &outputs, now: now)
             }
-            if let target, !downlink.isPaused, downlink.selection.isSwitching || downlink.rewriter.isWaitingForKeyFrame {
+            if let target, !downlink.isPaused,
+               uplink.layerIndex(streamId: downlink.selection.current) != target || downlink.rewriter.isWaitingForKeyFrame {
                 outputs += requestKeyFrame(from: id, layer: target, now: now)
             }
         }
@@ -404,20 +426,22 @@ struct MeetingVideoRouter {
 
     /// The downlink's copy of `media` (a packet of layer `layerIndex` of `uplink`), rewritten, stored for
     /// retransmission; nil when it is not forwarded. A downlink carries its current layer and moves to its target
-    /// (layer index `target`) at the target's next key frame, mapping timestamps through both layers' sender reports;
-    /// while the current layer's report or the target's is missing it keeps the current layer. `keyFrameStart` caches
-    /// whether the packet starts a key frame, worked out only when a downlink is switching.
-    private mutating func forward(_ media: RTPPacket, layer layerIndex: Int, of uplink: Uplink, target: Int?,
-                         to receiver: SignalingConnectionID, downlink: Downlink, keyFrameStart: inout Bool?,
-                         now: NIODeadline) -> [UInt8]? {
+    /// (layer index `target`: the layer it wants, `wanted`, or the flowing layer standing in for it) at the target's
+    /// next key frame, mapping timestamps through both layers' sender reports; while the current layer's report or the
+    /// target's is missing it keeps the current layer. `keyFrameStart` caches whether the packet starts a key frame,
+    /// worked out only when a downlink is switching.
+    private mutating func forward(_ media: RTPPacket, layer layerIndex: Int, of uplink: Uplink, wanted: Int?, target: Int?,
+                                  to receiver: SignalingConnectionID, downlink: Downlink, keyFrameStart: inout Bool?,
+                                  now: NIODeadline) -> [UInt8]? {
         let current = uplink.layerIndex(streamId: downlink.selection.current)
-        if downlink.selection.isSwitching, layerIndex == target,
+        if current != target, layerIndex == target,
            let delta = switchPoint(media, layer: layerIndex, from: current, of: uplink, downlink: downlink,
                                    keyFrameStart: &keyFrameStart) {
             // A switch down: what still waits for this downlink is of the layer left, and would delay the key frame.
             if let current, layerIndex < current { withdrawQueued(downlink, of: receiver, now: now) }
             downlink.rewriter.switchSource(to: media.ssrc, timestampDelta: delta)
-            downlink.selection.current = downlink.selection.target
+            downlink.selection.current = layerIndex == wanted ? downlink.selection.target
+                : uplink.layers[layerIndex].description.streamId
         } else if layerIndex != current {
             return nil
         } else if downlink.rewriter.source != media.ssrc {
@@ -616,11 +640,13 @@ struct MeetingVideoRouter {
         return (0..<layers).flatMap { requestKeyFrame(from: publisher, layer: $0, now: now) }
     }
 
-    /// A key-frame request for the layer a downlink waits for or carries (its target).
+    /// A key-frame request for the layer a downlink waits for or carries (its target, or the flowing layer standing
+    /// in for it).
     private func requestKeyFrame(for downlink: Downlink, now: NIODeadline) -> [MeetingMediaOutput] {
         let publisher = downlink.negotiated.source.publisher
-        guard let layer = members[publisher]?.uplink?.layerIndex(streamId: downlink.selection.target) else { return [] }
-        return requestKeyFrame(from: publisher, layer: layer, now: now)
+        guard let uplink = members[publisher]?.uplink,
+              let wanted = uplink.layerIndex(streamId: downlink.selection.target) else { return [] }
+        return requestKeyFrame(from: publisher, layer: uplink.forwardedLayer(wanting: wanted, now: now), now: now)
     }
 
     /// A PLI (or FIR, when only that was negotiated) for one layer of a publisher, unless one went out for it less than

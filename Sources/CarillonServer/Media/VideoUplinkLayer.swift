@@ -23,6 +23,9 @@ final class VideoUplinkLayer {
     var keyFrameRequestDeferred = false
     var firSequence: UInt8 = 0
     var packetsReceived = 0
+    /// The last media packet's arrival, or when the uplink was connected or configured while none came yet: a layer
+    /// silent for ``MeetingVideoRouter/layerSilenceTimeout`` is not forwarded while another layer flows.
+    var lastPacketAt: NIODeadline?
     /// Payload and header octets since the last measurement.
     var octetsSinceMeasurement = 0
     /// The bitrate measured over the last report interval (bits per second); nil before the first measurement.
@@ -35,6 +38,13 @@ final class VideoUplinkLayer {
         self.description = description
         ssrc = description.ssrc
         rtxSSRC = description.rtxSSRC
+    }
+
+    /// Whether a media packet of the layer came within ``MeetingVideoRouter/layerSilenceTimeout`` of `now` (or the
+    /// uplink started that recently).
+    func isFlowing(now: NIODeadline) -> Bool {
+        guard let lastPacketAt else { return false }
+        return now - lastPacketAt < MeetingVideoRouter.layerSilenceTimeout
     }
 
     /// Starts over on a new media SSRC (the sender restarted the layer).

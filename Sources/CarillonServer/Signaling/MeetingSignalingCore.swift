@@ -323,6 +323,8 @@ public struct MeetingSignalingCore: Sendable {
             guard let deadline = participant.dropDeadline, deadline <= now.monotonic else { continue }
             participants[attendeeId] = nil
             outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: true)], now: now)
+            // `num_participants` changed (its publication ended when its socket did).
+            outputs += indexUpdate(now: now, excluding: nil)
             outputs.append(.activity(participant.identity, .dropped))
         }
         for (connection, state) in connections where state.lastActivity + configuration.idleTimeout <= now.monotonic {
@@ -410,7 +412,8 @@ public struct MeetingSignalingCore: Sendable {
                 outputs += endPublication(of: old, now: now)
             }
         }
-        if participants[identity.attendeeId] == nil { outputs.append(.activity(identity, .joined)) }
+        let newcomer = participants[identity.attendeeId] == nil
+        if newcomer { outputs.append(.activity(identity, .joined)) }
         let participant = Participant(
             identity: identity,
             streamId: allocateStreamId(),
@@ -437,6 +440,8 @@ public struct MeetingSignalingCore: Sendable {
         var news = [presentEntry(participant)]
         if let retiredStreamId { news.append(leaveEntry(retiredStreamId, dropped: false)) }
         outputs += broadcast(roster: news, now: now, excluding: connection)
+        // `num_participants` changed: the others' uplink policies (Chime's simulcast table) read it from INDEX.
+        if newcomer { outputs += indexUpdate(now: now, excluding: connection) }
 
         let replay = buffer.liveMessages(now: now.monotonic)
         if !replay.isEmpty {
@@ -452,16 +457,21 @@ public struct MeetingSignalingCore: Sendable {
     private mutating func leave(_ connection: SignalingConnectionID, now: ClockReading) -> [MeetingSignalingOutput] {
         guard var state = connections[connection] else { return [] }
         var outputs: [MeetingSignalingOutput] = []
+        var departed = false
         if state.joined, !state.left, let participant = participants[state.identity.attendeeId],
            participant.connection == connection {
             participants[state.identity.attendeeId] = nil
+            departed = true
             outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: false)], now: now,
                                  excluding: connection)
             outputs.append(.activity(participant.identity, .left))
         }
         state.left = true
         connections[connection] = state
+        // One INDEX tells the others of the ended publication and the new `num_participants` together.
+        let published = publications[connection] != nil
         outputs += endPublication(of: connection, now: now)
+        if departed, !published { outputs += indexUpdate(now: now, excluding: connection) }
         var ack = makeFrame(.leaveAck, now: now)
         ack.leaveAck = SdkLeaveAckFrame()
         outputs.append(.send([connection], ack))

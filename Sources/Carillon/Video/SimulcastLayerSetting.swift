@@ -1,0 +1,27 @@
+/// One simulcast layer of the camera as the uplink policy sets it: its rid, how much it scales the source down, its
+/// bitrate cap (0: the layer is off) and the size it has for the current source.
+///
+/// A value; no threading concerns.
+struct SimulcastLayerSetting: Sendable, Equatable {
+    /// `low`, `mid` or `hi` (`a=rid`, the `rtp-stream-id` extension).
+    var rid: String
+    /// The source's width and height are divided by this (1, 2 or 4).
+    var scaleDown: Int
+    /// The layer's cap in kbps; 0 when the layer is off (SUBSCRIBE `max_bitrate_kbps = 0`).
+    var maxBitrateKbps: UInt32
+    /// The encoded width for the current source; 0 while the source's size is unknown.
+    var width = 0
+    /// The encoded height for the current source; 0 while the source's size is unknown.
+    var height = 0
+
+    /// Whether the layer is sent.
+    var isActive: Bool { maxBitrateKbps > 0 }
+
+    /// The least bitrate the layer is worth sending at, bit/s: 30 kbps for the lowest layer sent, else 150 kbps
+    /// (libwebrtc's minimum for a 640×360 layer). libwebrtc asks more of larger layers and probes the link to get
+    /// there; Carillon does not probe, and the estimate grows only to 1.5× what is sent, so an upper layer starts
+    /// small and grows with the estimate.
+    func minimumBitrate(lowest: Bool) -> Int {
+        lowest ? SimulcastUplinkPolicy.lowestLayerMinimumBitrate : SimulcastUplinkPolicy.upperLayerMinimumBitrate
+    }
+}
