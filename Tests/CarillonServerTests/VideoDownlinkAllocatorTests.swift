@@ -85,6 +85,43 @@ struct VideoDownlinkAllocatorTests {
                 == .init(resumed: [2], layers: [2: 23]))
     }
 
+    /// Without loss, an estimate that fell to 0.85 × what flows (one overuse, whatever caused it) keeps the
+    /// allocation, and nothing served is paused however low the estimate; with loss the allocation follows the
+    /// estimate at once.
+    @Test func withoutLossAnEstimateNearWhatFlowsKeepsTheAllocation() {
+        let sources = [Self.single(1, priority: 2, kbps: 400), Self.single(2, priority: 1, kbps: 400),
+                       Self.single(3, priority: 1, kbps: 400)]
+        var allocator = Allocator()
+        #expect(allocator.allocate(estimateKbps: 2_000, sources: sources, lossSeen: false, now: Self.at(0))
+                == .init(layers: [1: 11, 2: 21, 3: 31]))
+        // 1020 is 85 % of the 1200 that flows: kept (1200 is the budget), nothing paused, nothing to probe for.
+        #expect(allocator.allocate(estimateKbps: 1_020, sources: sources, lossSeen: false, now: Self.at(1)) == .init())
+        #expect(allocator.allocate(estimateKbps: 1_020, sources: sources, lossSeen: false, now: Self.at(2)) == .init())
+        // The same estimate with loss reported: the lowest tier's last source is paused.
+        var lossy = allocator
+        #expect(lossy.allocate(estimateKbps: 1_020, sources: sources, lossSeen: true, now: Self.at(3)).paused == [3])
+        // 500 is far below what flows: still nothing paused without loss, and at once with it.
+        var lower = allocator
+        #expect(lower.allocate(estimateKbps: 500, sources: sources, lossSeen: false, now: Self.at(3)).paused.isEmpty)
+        #expect(allocator.allocate(estimateKbps: 500, sources: sources, lossSeen: true, now: Self.at(3)).paused == [2, 3])
+    }
+
+    /// Without loss, an estimate below ``VideoDownlinkAllocator/holdFraction`` of what flows lowers layers (down to
+    /// each source's lowest) but pauses nothing.
+    @Test func withoutLossAFarLowerEstimateLowersLayersButPausesNothing() {
+        let sources = [Self.simulcast(1, priority: 2), Self.simulcast(2, priority: 1)]
+        var allocator = Allocator()
+        #expect(allocator.allocate(estimateKbps: 3_000, sources: sources, lossSeen: false, now: Self.at(0))
+                == .init(layers: [1: 13, 2: 23]))
+        // 2200 served; 1300 is 59 %: high keeps its top layer, low would be paused but goes to its lowest instead.
+        #expect(allocator.allocate(estimateKbps: 1_300, sources: sources, lossSeen: false, now: Self.at(1))
+                == .init(layers: [2: 21]))
+        // 300 (14 %): both at their lowest layers, neither paused; the shortage began a second ago, so a probe is due.
+        #expect(allocator.allocate(estimateKbps: 300, sources: sources, lossSeen: false, now: Self.at(2))
+                == .init(layers: [1: 11], probeKbps: 600))
+        #expect(!allocator.isPaused(1) && !allocator.isPaused(2))
+    }
+
     @Test func ignoresEstimateChangesUnderFifteenPercent() {
         var allocator = Allocator()
         let sources = [Self.single(1, priority: 2, kbps: 500), Self.single(2, priority: 1, kbps: 500)]

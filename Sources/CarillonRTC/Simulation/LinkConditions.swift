@@ -16,6 +16,10 @@ public struct LinkConditions: Sendable, Equatable {
     public var bandwidthBitsPerSecond: Int?
     /// Most bytes waiting for the link before new datagrams are dropped (tail drop); used with a bandwidth cap.
     public var queueLimitBytes: Int
+    /// Periodic stalls at the receiving end, as when a busy machine deschedules the receiving process: every
+    /// `period`, for `duration`, nothing is delivered, and what arrived meanwhile is delivered at once when the stall
+    /// ends (nothing is lost; only arrival times bunch up). Nil for none.
+    public var stalls: (period: TimeAmount, duration: TimeAmount)?
 
     /// Creates conditions; the defaults are a perfect link.
     public init(
@@ -25,7 +29,8 @@ public struct LinkConditions: Sendable, Equatable {
         allowsReordering: Bool = false,
         duplicationRate: Double = 0,
         bandwidthBitsPerSecond: Int? = nil,
-        queueLimitBytes: Int = 64 * 1024
+        queueLimitBytes: Int = 64 * 1024,
+        stalls: (period: TimeAmount, duration: TimeAmount)? = nil
     ) {
         self.lossRate = lossRate
         self.delay = delay
@@ -34,6 +39,14 @@ public struct LinkConditions: Sendable, Equatable {
         self.duplicationRate = duplicationRate
         self.bandwidthBitsPerSecond = bandwidthBitsPerSecond
         self.queueLimitBytes = queueLimitBytes
+        self.stalls = stalls
+    }
+
+    public static func == (lhs: LinkConditions, rhs: LinkConditions) -> Bool {
+        lhs.lossRate == rhs.lossRate && lhs.delay == rhs.delay && lhs.jitter == rhs.jitter
+            && lhs.allowsReordering == rhs.allowsReordering && lhs.duplicationRate == rhs.duplicationRate
+            && lhs.bandwidthBitsPerSecond == rhs.bandwidthBitsPerSecond && lhs.queueLimitBytes == rhs.queueLimitBytes
+            && lhs.stalls?.period == rhs.stalls?.period && lhs.stalls?.duration == rhs.stalls?.duration
     }
 
     /// A perfect link.

@@ -1,7 +1,7 @@
 import NIOCore
 
 /// One direction of a simulated network link on a virtual clock (sans-IO): loss, delay, jitter, reordering,
-/// duplication and a bandwidth cap with a drop-tail queue, all decided by a seeded generator.
+/// duplication, a bandwidth cap with a drop-tail queue and periodic receiver stalls, all decided by a seeded generator.
 ///
 /// Feed datagrams with ``send(_:now:)``; collect the ones that have arrived with ``receive(now:)``; wake up at
 /// ``nextArrival``.
@@ -70,6 +70,11 @@ public struct SimulatedLink: Sendable {
         var arrival = departure + conditions.delay
         if conditions.jitter > .zero {
             arrival = arrival + .nanoseconds(Int64(random.unit() * Double(conditions.jitter.nanoseconds)))
+        }
+        if let stalls = conditions.stalls, stalls.period > .zero {
+            // Within a stall window (phase 0 to `duration` of each period) the datagram waits for the window's end.
+            let phase = Int64(arrival.uptimeNanoseconds) % stalls.period.nanoseconds
+            if phase < stalls.duration.nanoseconds { arrival = arrival + .nanoseconds(stalls.duration.nanoseconds - phase) }
         }
         if !conditions.allowsReordering, let lastArrival, arrival < lastArrival { arrival = lastArrival }
         lastArrival = max(lastArrival ?? arrival, arrival)

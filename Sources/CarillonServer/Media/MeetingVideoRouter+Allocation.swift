@@ -62,6 +62,9 @@ extension MeetingVideoRouter {
         return allocateDownlinks(of: id, now: now)
     }
 
+    /// How long a reported loss counts as evidence that the downlink is congested (``VideoDownlinkAllocator``'s hold).
+    static let lossMemory = TimeAmount.seconds(3)
+
     /// One receiver's allocation: which layer each of its downlinks carries (switched at the layer's next key frame)
     /// or whether it is paused, what each may use (for the publishers' REMB), its pacing rate, PAUSE/RESUME and the
     /// estimate for BITRATES.
@@ -72,7 +75,8 @@ extension MeetingVideoRouter {
         var outputs: [MeetingMediaOutput] = []
         let estimateKbps = control.estimator.targetBitrate / 1000
         let sources = allocationSources(of: member, preferences: preferences)
-        let changes = allocator.allocate(estimateKbps: estimateKbps, sources: sources, now: now)
+        let lossSeen = control.lastLossAt.map { now - $0 <= Self.lossMemory } ?? false
+        let changes = allocator.allocate(estimateKbps: estimateKbps, sources: sources, lossSeen: lossSeen, now: now)
         member.allocator = allocator
         var resumedPublishers = Set<SignalingConnectionID>()
         for downlink in member.downlinks {

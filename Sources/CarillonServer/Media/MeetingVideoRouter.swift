@@ -184,6 +184,10 @@ struct MeetingVideoRouter {
         var pacer = Pacer(targetBitrate: MeetingVideoRouter.startDownlinkBitrate)
         /// When the open bandwidth probe's padding is next topped up (`MeetingVideoRouter+Probing.swift`).
         var nextProbePadding: NIODeadline?
+        /// The estimator's lost-packet count last seen, and when it last grew: loss is what tells a link that cannot
+        /// carry the allocation from a receiver that only reads late (`MeetingVideoRouter+Allocation.swift`).
+        var packetsLostSeen = 0
+        var lastLossAt: NIODeadline?
 
         init(extensionId: UInt8) { self.extensionId = extensionId }
     }
@@ -587,6 +591,10 @@ struct MeetingVideoRouter {
             case .transportFeedback(let feedback):
                 guard let control = member.control else { continue }
                 control.estimator.transportFeedbackReceived(feedback, now: now)
+                if control.estimator.packetsReportedLost > control.packetsLostSeen {
+                    control.packetsLostSeen = control.estimator.packetsReportedLost
+                    control.lastLossAt = now
+                }
                 control.pacer.setRate(targetBitrate: member.pacingTarget)
                 // A falling estimate lowers layers at once, not at the next report.
                 outputs += allocateIfEstimateFell(id, now: now)

@@ -3,7 +3,8 @@ import NIOCore
 /// Which layer of each subscribed video source one receiver gets, and which sources it does not get at all: the
 /// server-side allocation of adaptation mode 4 (`video.md` §3, `policies.md` §2.8, `signaling.md` §3.10), sans-IO.
 ///
-/// Inputs, at each ``allocate(estimateKbps:sources:now:)``: the receiver's downlink estimate and, per subscribed
+/// Inputs, at each ``allocate(estimateKbps:sources:lossSeen:now:)``: the receiver's downlink estimate and whether it
+/// reported loss lately, and, per subscribed
 /// source, its group, priority (wire value: larger is more important), target bitrate (from the target resolution)
 /// and its layers with their measured bitrates, lowest first. The walk (``plan(budgetKbps:sources:)``) takes the
 /// priority tiers from the most important: every source of a tier gets its lowest layer if it fits, then the tier's
@@ -14,7 +15,9 @@ import NIOCore
 ///
 /// Hysteresis, so it does not flap: an estimate within ``changeThreshold`` of the one last acted on is ignored;
 /// lowering and pausing happen at once, but an upgrade or a resume is applied only once it has been wanted for
-/// ``upgradeHold``. Probing: an estimate only grows up to about 1.5 times what is sent, so while something did not fit
+/// ``upgradeHold``; and without recent loss, an estimate within ``holdFraction`` of what is sent keeps the current
+/// allocation and nothing served is paused, only lowered (delay growth alone also comes from a receiver that reads
+/// late). Probing: an estimate only grows up to about 1.5 times what is sent, so while something did not fit
 /// (a source below its target) the allocator asks for a bandwidth probe (``Changes/probeKbps``: padding on the
 /// downlink, twice the estimate or what the next upgrade needs, whichever is more) ``initialProbeInterval`` after the
 /// shortage began and after each probe that raised the estimate; a probe that did not raise it by
@@ -71,6 +74,16 @@ struct VideoDownlinkAllocator: Sendable {
 
     /// Estimate changes smaller than this fraction of the estimate last acted on are ignored.
     static let changeThreshold = 0.15
+    /// Without loss, an estimate down to this fraction of what the current allocation sends keeps the allocation.
+    /// An overuse cuts the estimate to 0.85 × what was acknowledged whatever its cause, and a receiver on a busy
+    /// machine, descheduled now and then, reads packets late and in bunches: its feedback shows delay growth although
+    /// everything gets through. Pausing or lowering on that alone takes video away from a link that carries it. A
+    /// link that really cannot carry the allocation drops packets once its queue is full (then loss counts) or
+    /// pushes the estimate further down (below this fraction). And without loss a source being served is never
+    /// paused, only lowered (to its lowest layer at most): measured on a loaded machine, a receiver's acknowledged
+    /// rate reads well under what is sent while it is descheduled, so its estimate can fall below any fraction of
+    /// the allocation with nothing lost; a link that cannot carry even the lowest layers fills its queue and loses.
+    static let holdFraction = 0.7
     /// How long an upgrade or a resume must be wanted before it is applied.
     static let upgradeHold = TimeAmount.seconds(2)
     /// The first wait before a probe, and the wait after one that raised the estimate.
@@ -112,8 +125,10 @@ struct VideoDownlinkAllocator: Sendable {
     /// Whether `groupId` is paused by the allocation.
     func isPaused(_ groupId: UInt32) -> Bool { chosen[groupId].map { $0 == nil } ?? false }
 
-    /// Runs the allocation for the receiver's current estimate and sources; returns what changed.
-    mutating func allocate(estimateKbps: Int, sources: [Source], now: NIODeadline) -> Changes {
+    /// Runs the allocation for the receiver's current estimate and sources; returns what changed. `lossSeen`: the
+    /// receiver reported loss lately; without it an estimate within ``holdFraction`` of what flows keeps the
+    /// allocation. The default (true) follows every estimate at once.
+    mutating func allocate(estimateKbps: Int, sources: [Source], lossSeen: Bool = true, now: NIODeadline) -> Changes {
         let groups = Set(sources.map(\.groupId))
         for gone in chosen.keys where !groups.contains(gone) {
             chosen[gone] = nil
@@ -126,8 +141,18 @@ struct VideoDownlinkAllocator: Sendable {
         } else {
             acceptedEstimateKbps = estimateKbps
         }
-        let budget = acceptedEstimateKbps ?? estimateKbps
-        let plan = Self.plan(budgetKbps: budget, sources: sources)
+        var budget = acceptedEstimateKbps ?? estimateKbps
+        if !lossSeen {
+            let served = servedKbps(sources)
+            if budget < served, Double(budget) >= Self.holdFraction * Double(served) { budget = served }
+        }
+        var plan = Self.plan(budgetKbps: budget, sources: sources)
+        if !lossSeen {
+            // Delay growth alone lowers layers but never pauses a source being served (see ``holdFraction``).
+            for group in plan.layers.keys where plan.layers[group] == .some(nil) {
+                if case .some(.some) = chosen[group] { plan.layers[group] = .some(0) }
+            }
+        }
         var changes = apply(plan, sources: sources, now: now)
         if let running = probe, now - running.startedAt >= Self.probeSettleTime {
             probe = nil
@@ -151,6 +176,14 @@ struct VideoDownlinkAllocator: Sendable {
             probeInterval = Self.initialProbeInterval
         }
         return changes
+    }
+
+    /// What the current allocation sends: the measured bitrates of the layers it carries.
+    private func servedKbps(_ sources: [Source]) -> Int {
+        sources.reduce(0) { total, source in
+            guard let index = chosen[source.groupId] ?? nil, index < source.layers.count else { return total }
+            return total + source.layers[index].bitrateKbps
+        }
     }
 
     /// Moves ``chosen`` toward `plan`: lowering and pausing at once, upgrades and resumes after ``upgradeHold``; new
