@@ -59,7 +59,6 @@ public struct DatagramBufferPool: Sendable {
         // Keeps the storage when this is its only reference; a shared one is copied here, once, and never written
         // under its other holder.
         buffer.removeAll(keepingCapacity: true)
-        if buffer.capacity < Self.bufferCapacity { buffer.reserveCapacity(Self.bufferCapacity) }
         free.append(buffer)
         return true
     }
