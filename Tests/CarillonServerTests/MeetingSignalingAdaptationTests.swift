@@ -37,9 +37,15 @@ extension MeetingSignalingVideoTests {
         configuration.mid = "2"
         configuration.priority = 4_294_967_294
         configuration.targetBitrateKbps = 600
-        frame.sub.videoSubscriptionConfiguration = [configuration]
+        var keepResolution = configuration
+        keepResolution.mid = "4"
+        keepResolution.qualityAdaptationPreference = .maintainResolution
+        frame.sub.videoSubscriptionConfiguration = [configuration, keepResolution]
         let (request, _) = subscribed(&core, 1, frame)
-        #expect(request?.preferences == ["2": VideoDownlinkPreference(priority: 4_294_967_294, targetBitrateKbps: 600)])
+        #expect(request?.preferences == [
+            "2": VideoDownlinkPreference(priority: 4_294_967_294, targetBitrateKbps: 600, degradation: .balanced),
+            "4": VideoDownlinkPreference(priority: 4_294_967_294, targetBitrateKbps: 600, degradation: .maintainResolution),
+        ])
 
         var plain = MeetingSignalingCore(meetingId: "m")
         joinAll(&plain, count: 1)

@@ -184,4 +184,36 @@ struct VideoDownlinkAllocatorTests {
         #expect(!allocator.isPaused(2))
         #expect(allocator.chosen.keys.sorted() == [1])
     }
+
+    /// The ladder of `policies.md` §2.6 for a source whose layers differ in frame rate as well as size: each
+    /// degradation preference keeps the layers that step along what it keeps.
+    @Test func theDegradationPreferenceChoosesTheLadder() {
+        let layers: [Allocator.Layer] = [
+            .init(streamId: 1, bitrateKbps: 200, width: 320, height: 180, framerate: 15),
+            .init(streamId: 2, bitrateKbps: 250, width: 640, height: 360, framerate: 7),
+            .init(streamId: 3, bitrateKbps: 500, width: 640, height: 360, framerate: 15),
+            .init(streamId: 4, bitrateKbps: 800, width: 1280, height: 720, framerate: 7),
+        ]
+        // By pixels, and a frame rate never more than 2 fps below the step before: 320x180@15, 640x360@15.
+        #expect(Allocator.ladder(layers, degradation: .maintainFramerate).map(\.streamId) == [1, 3])
+        // By frame rate, and pixels never below the step before: 640x360@7, 1280x720@7 (the 15 fps layers are smaller).
+        #expect(Allocator.ladder(layers, degradation: .maintainResolution).map(\.streamId) == [2, 4])
+        // Weighted bitrate: 640x360@7 (2.5k), 320x180@15 (8.8k, smaller: out), 640x360@15 (67k), 1280x720@7 (516k,
+        // 8 fps slower: out).
+        #expect(Allocator.ladder(layers, degradation: .balanced).map(\.streamId) == [2, 3])
+        // Two layers, or a layer of unknown format: as they are.
+        #expect(Allocator.ladder(Array(layers.prefix(2)), degradation: .maintainResolution) == Array(layers.prefix(2)))
+        var unknown = layers
+        unknown[1].framerate = 0
+        #expect(Allocator.ladder(unknown, degradation: .maintainResolution) == unknown)
+        // One frame rate for all (the senders in a Chime meeting): every preference keeps every layer, by size.
+        let simulcast = Self.simulcast(1, priority: 1).layers.map { layer in
+            var layer = layer
+            layer.framerate = 15
+            return layer
+        }
+        for degradation in [VideoDegradationPreference.balanced, .maintainFramerate, .maintainResolution] {
+            #expect(Allocator.ladder(simulcast.reversed(), degradation: degradation) == simulcast, "\(degradation)")
+        }
+    }
 }

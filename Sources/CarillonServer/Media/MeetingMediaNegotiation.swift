@@ -118,7 +118,8 @@ struct MeetingMediaNegotiation {
                             transportCCExtensionId: answered.extensionId(for: SDPExtension.transportWideCCURI),
                             feedback: Set(answered.codecs.first?.feedback ?? []),
                             keyFrameInterval: video.keyFrameInterval,
-                            layers: VideoUplinkLayerDescription.layers(offered: offered, streamIds: video.sendStreamIds),
+                            layers: VideoUplinkLayerDescription.layers(offered: offered, streamIds: video.sendStreamIds,
+                                                                       formats: video.sendStreamFormats),
                             ridExtensionId: answered.extensionId(for: SDPExtension.ridURI),
                             repairedRidExtensionId: answered.extensionId(for: SDPExtension.repairedRidURI))
                     }

@@ -122,8 +122,13 @@ extension MeetingVideoRouter {
             let uplink = members[source.publisher]?.uplink
             var layers: [VideoDownlinkAllocator.Layer] = []
             if let uplink, uplink.layers.count > 1 {
-                layers = uplink.layers.filter { $0.ssrc != nil && $0.measuredKbps > 0 }
-                    .map { .init(streamId: $0.description.streamId, bitrateKbps: $0.measuredKbps) }
+                layers = uplink.layers.filter { $0.ssrc != nil && $0.measuredKbps > 0 }.map { layer in
+                    let format = layer.description.format
+                    return .init(streamId: layer.description.streamId, bitrateKbps: layer.measuredKbps,
+                                 width: Int(format?.width ?? 0), height: Int(format?.height ?? 0),
+                                 framerate: Int(format?.framerate ?? 0))
+                }
+                layers = VideoDownlinkAllocator.ladder(layers, degradation: preference.degradation)
             }
             if layers.isEmpty {
                 layers = [.init(streamId: source.streamId, bitrateKbps: uplink?.measuredKbps ?? 0)]

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 /// Which layer of each subscribed video source one receiver gets, and which sources it does not get at all: the
@@ -27,12 +28,14 @@ import NIOCore
 /// A single-layer source is served or paused. Cost: O(sources × layers) per call, a few small arrays; called once a
 /// second per receiver. Threading: a value owned by the router, on the meeting's event loop.
 struct VideoDownlinkAllocator: Sendable {
-    /// One layer of a source: the stream that carries it, its measured bitrate and its size (0 when unknown).
+    /// One layer of a source: the stream that carries it, its measured bitrate, its size and frame rate (0 when
+    /// unknown).
     struct Layer: Sendable, Equatable {
         var streamId: UInt32
         var bitrateKbps: Int
         var width = 0
         var height = 0
+        var framerate = 0
     }
 
     /// One subscribed source as the receiver configured it.
@@ -225,6 +228,41 @@ struct VideoDownlinkAllocator: Sendable {
             }
         }
         return changes
+    }
+
+    /// The layers of one source the allocation steps along, lowest first (`policies.md` §2.6): with three or more
+    /// layers of known size and frame rate, they are ordered by `degradation` (maintain frame rate: by pixels, then
+    /// frame rate; maintain resolution: by frame rate, rates within 2 fps by pixels; balanced: by bitrate weighted so
+    /// that resolution steps come first at low rates and frame rate later), and a layer is left out when its frame
+    /// rate is more than 2 fps below, or its pixel count below, the last one kept. Fewer layers, or any of unknown
+    /// format, are returned as they are. (The senders in a Chime meeting send at most two layers at a time, all at one
+    /// frame rate, so this matters only for senders outside Chime's table.) O(layers log layers).
+    static func ladder(_ layers: [Layer], degradation: VideoDegradationPreference) -> [Layer] {
+        guard layers.count >= 3, layers.allSatisfy({ $0.width > 0 && $0.height > 0 && $0.framerate > 0 }) else { return layers }
+        func pixels(_ layer: Layer) -> Int { layer.width * layer.height }
+        let ordered: [Layer]
+        switch degradation {
+        case .maintainFramerate:
+            ordered = layers.sorted { (pixels($0), $0.framerate) < (pixels($1), $1.framerate) }
+        case .maintainResolution:
+            ordered = layers.sorted { a, b in
+                abs(a.framerate - b.framerate) < 2 ? pixels(a) < pixels(b) : a.framerate < b.framerate
+            }
+        case .balanced:
+            let maxFramerate = Double(max(15, layers.map(\.framerate).max() ?? 0))
+            let maxPixels = Double(max(320 * 480, layers.map(pixels).max() ?? 0))
+            func weight(_ layer: Layer) -> Double {
+                let exponent = 5 * Double(layer.framerate) / maxFramerate * pow(4, Double(pixels(layer)) / maxPixels)
+                return Double(layer.bitrateKbps) * pow(2, exponent)
+            }
+            ordered = layers.sorted { weight($0) < weight($1) }
+        }
+        var kept: [Layer] = []
+        for layer in ordered {
+            if let last = kept.last, layer.framerate < last.framerate - 2 || pixels(layer) < pixels(last) { continue }
+            kept.append(layer)
+        }
+        return kept
     }
 
     /// The walk of `policies.md` §2.8 over `sources` within `budgetKbps` (see the type's documentation).

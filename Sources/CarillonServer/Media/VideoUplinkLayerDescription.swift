@@ -14,10 +14,20 @@ struct VideoUplinkLayerDescription: Equatable {
     var rtxSSRC: UInt32?
     /// The stream id of SUBSCRIBE `send_streams` at the layer's position, 0 when SUBSCRIBE has fewer entries.
     var streamId: UInt32
+    /// Its size and frame rate as SUBSCRIBE announced them, when it did.
+    var format: VideoSubscribeRequest.StreamFormat?
 
     /// The layers of an offered camera m-line, lowest first: its simulcast rids, else its SIM group, else one layer
-    /// (the FID group's or first SSRC, or none: learned from the first packet).
-    static func layers(offered: MediaDescription, streamIds: [UInt32]) -> [VideoUplinkLayerDescription] {
+    /// (the FID group's or first SSRC, or none: learned from the first packet); each with the stream id and format of
+    /// SUBSCRIBE `send_streams` at its position.
+    static func layers(offered: MediaDescription, streamIds: [UInt32],
+                       formats: [VideoSubscribeRequest.StreamFormat] = []) -> [VideoUplinkLayerDescription] {
+        var layers = described(offered: offered, streamIds: streamIds)
+        for index in layers.indices where index < formats.count { layers[index].format = formats[index] }
+        return layers
+    }
+
+    private static func described(offered: MediaDescription, streamIds: [UInt32]) -> [VideoUplinkLayerDescription] {
         func streamId(_ index: Int) -> UInt32 { index < streamIds.count ? streamIds[index] : 0 }
         if let simulcast = offered.simulcast, !simulcast.sendRids.isEmpty {
             return simulcast.sendRids.enumerated().map { VideoUplinkLayerDescription(rid: $1, streamId: streamId($0)) }

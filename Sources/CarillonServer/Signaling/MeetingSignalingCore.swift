@@ -514,8 +514,13 @@ public struct MeetingSignalingCore: Sendable {
             return nil
         }
         var sendStreamIds: [UInt32] = []
-        if case .publish(let publication) = pendingVideo[connection] { sendStreamIds = publication.layers.map(\.streamId) }
-        return VideoSubscribeRequest(sending: sending, receive: receive, sendStreamIds: sendStreamIds)
+        var sendStreamFormats: [VideoSubscribeRequest.StreamFormat] = []
+        if case .publish(let publication) = pendingVideo[connection] {
+            sendStreamIds = publication.layers.map(\.streamId)
+            sendStreamFormats = publication.layers.map { .init(width: $0.width, height: $0.height, framerate: $0.framerate) }
+        }
+        return VideoSubscribeRequest(sending: sending, receive: receive, sendStreamIds: sendStreamIds,
+                                     sendStreamFormats: sendStreamFormats)
     }
 
     /// The encodings of `sends`, keeping the stream ids already allocated to the same positions.
@@ -545,8 +550,14 @@ public struct MeetingSignalingCore: Sendable {
     static func preferences(_ configurations: [SdkVideoSubscriptionConfiguration]) -> [String: VideoDownlinkPreference] {
         var preferences: [String: VideoDownlinkPreference] = [:]
         for configuration in configurations {
+            let degradation: VideoDegradationPreference = switch configuration.qualityAdaptationPreference {
+            case .balanced: .balanced
+            case .maintainFramerate: .maintainFramerate
+            case .maintainResolution: .maintainResolution
+            }
             preferences[configuration.mid] = VideoDownlinkPreference(priority: configuration.priority,
-                                                                     targetBitrateKbps: configuration.targetBitrateKbps)
+                                                                     targetBitrateKbps: configuration.targetBitrateKbps,
+                                                                     degradation: degradation)
         }
         return preferences
     }

@@ -12,6 +12,23 @@ public struct VideoSubscribeRequest: Sendable, Equatable {
         case refused
     }
 
+    /// What SUBSCRIBE `send_streams` announced about one of the session's encodings (0 when not announced): the
+    /// mode-4 allocation orders a receiver's layers by it (its degradation preference, `policies.md` §2.6).
+    public struct StreamFormat: Sendable, Equatable {
+        /// The encoded size.
+        public var width: UInt32
+        public var height: UInt32
+        /// Frames per second.
+        public var framerate: UInt32
+
+        /// Creates a format.
+        public init(width: UInt32, height: UInt32, framerate: UInt32) {
+            self.width = width
+            self.height = height
+            self.framerate = framerate
+        }
+    }
+
     /// The decision about the client's own video.
     public var sending: Sending
     /// One entry per video m-line of the offer, in SDP order (`receive_stream_ids`): the stream to forward on it, or
@@ -24,17 +41,21 @@ public struct VideoSubscribeRequest: Sendable, Equatable {
     /// The stream ids of the session's own video encodings, in SUBSCRIBE `send_streams` order (simulcast: lowest layer
     /// first), so the media side can name the layers it demultiplexes; empty when it sends none.
     public var sendStreamIds: [UInt32]
+    /// The formats of those encodings, in the same order (empty when not known).
+    public var sendStreamFormats: [StreamFormat]
     /// Server-side adaptation (mode 4, negotiated at JOIN): the preference of each configured receive m-line, by mid;
     /// nil when the session picks its streams itself (every subscribed source is forwarded).
     public var preferences: [String: VideoDownlinkPreference]?
 
     /// Creates a request.
     public init(sending: Sending = .none, receive: [VideoSourceReference?] = [], keyFrameInterval: TimeAmount? = nil,
-                sendStreamIds: [UInt32] = [], preferences: [String: VideoDownlinkPreference]? = nil) {
+                sendStreamIds: [UInt32] = [], sendStreamFormats: [StreamFormat] = [],
+                preferences: [String: VideoDownlinkPreference]? = nil) {
         self.sending = sending
         self.receive = receive
         self.keyFrameInterval = keyFrameInterval
         self.sendStreamIds = sendStreamIds
+        self.sendStreamFormats = sendStreamFormats
         self.preferences = preferences
     }
 }
