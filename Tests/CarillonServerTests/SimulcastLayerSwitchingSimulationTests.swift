@@ -181,18 +181,14 @@ import Testing
         // On the top layer before the drop, below it within 2 s of the drop, back on it within 10 s of the recovery.
         let settled = try #require(receiver.decoded.last { $0.at < drop })
         #expect(settled.width == 640)
-        // The estimate falls and the allocation picks the lowest layer at once (0.93 s after the drop, seed 11); its
-        // key frame leaves the server 35 ms later with nothing of the old layer left in the pacer (the trace: the
-        // pacer queue is empty at the switch, so withdrawing queued old-layer packets changes nothing here). The
-        // link's 800 ms drop-tail queue, filled by the top layer sent at up to 2.5x the estimate before the switch,
-        // loses part of that key frame (its first packet gets in), so the receiver decodes the lower layer only from a
-        // later key frame: 2.1 s. Within 3 s; 2 s needs the bottleneck queue drained before the key frame (for
-        // instance pacing at the estimate, not 2.5x, after an overuse), not done yet.
+        // The estimate falls and the allocation picks the lowest layer at once (0.93 s after the drop, seed 11: at
+        // 300 kbit/s a few packets per feedback take that long to show a delay trend); its key frame leaves the server
+        // 35 ms later with nothing of the old layer left in the pacer. The link's 800 ms drop-tail queue is full of the
+        // top layer; the key frame, paced at the estimate while the link is overused (`congestedPacingFactor`), fits
+        // in the room the queue frees as it drains and arrives whole behind it: 1.84 s. (Paced at 2.5x, its last
+        // packet was dropped and the receiver decoded the lower layer only from a later key frame, at 2.1 s.)
         let lowered = try #require(receiver.firstDecoded(after: drop) { $0 < 640 })
-        #expect(lowered - drop <= .seconds(3), "lowered after \(lowered - drop)")
-        withKnownIssue("the lower layer's first key frame is lost in the capped link's queue") {
-            #expect(lowered - drop <= .seconds(2), "lowered after \(lowered - drop)")
-        }
+        #expect(lowered - drop <= .seconds(2), "lowered after \(lowered - drop)")
         print("simulcast switching: lowered after \(lowered - drop)")
         // Coming back up needs the estimate to grow past the top layer's rate: a send-side estimate grows only to
         // about 1.5x what gets through, so the allocator asks for padding probes while the receiver is below its
@@ -200,6 +196,9 @@ import Testing
         let raised = try #require(receiver.firstDecoded(after: recover) { $0 == 640 }, "never back on the top layer")
         #expect(raised - recover <= .seconds(10), "raised after \(raised - recover)")
         print("simulcast switching: raised after \(raised - recover)")
+        // The longest time without a decoded picture from the drop on (BENCHMARKS' freeze figure).
+        let freeze = zip(receiver.decoded, receiver.decoded.dropFirst()).filter { $0.0.at >= drop }.map { $1.at - $0.at }.max()
+        print("simulcast switching: longest freeze \(freeze.map { "\($0)" } ?? "none")")
     }
 
     /// The decoded width changes as (seconds from start, width).

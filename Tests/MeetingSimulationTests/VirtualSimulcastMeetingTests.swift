@@ -174,4 +174,48 @@ import Testing
             #expect(receiver.receivedSizes.suffix(10).allSatisfy { $0 == (320, 180) }, "\(receiver.name)")
         }
     }
+
+    /// `SimulcastEndToEndTests`' meeting in virtual time: a 640x360 simulcast camera (low + hi with three
+    /// participants) and two viewers, one of whose downlinks is capped at 600 kbit/s for 10 s (low, about 300 kbit/s, fits;
+    /// hi, about 1.2 Mbit/s, does not): that viewer's pictures shrink to low's size within 2 s and grow back within
+    /// 10 s of the cap lifting, nothing is paused; the other viewer stays on hi throughout. The cap comes once hi has
+    /// ramped up to its rate (14 s): under a cap hi still fits, it is kept until loss shows, by the allocator's hold
+    /// for a receiver that only reads late.
+    @Test func aViewerBehindACappedDownlinkGetsTheLowLayerWhileTheOtherStaysOnTop() throws {
+        let meeting = try VirtualMeeting(seed: 26)
+        let camera = try meeting.join("camera", frequency: nil)
+        let free = try meeting.join("free", frequency: nil)
+        let capped = try meeting.join("capped", frequency: nil)
+        try meeting.run(for: .seconds(2))
+        try meeting.startVideo(camera, color: .red, receive: false, simulcast: true, width: 640, height: 360)
+        try meeting.startVideo(free, color: .green, sending: false)
+        try meeting.startVideo(capped, color: .blue, sending: false)
+        try meeting.run(for: .seconds(14))
+        let capAt = meeting.now
+        capped.down.conditions.bandwidthBitsPerSecond = 600_000
+        capped.down.conditions.queueLimitBytes = 30_000
+        try meeting.run(for: .seconds(10))
+        let liftAt = meeting.now
+        capped.down.conditions.bandwidthBitsPerSecond = nil
+        try meeting.run(for: .seconds(15))
+        func widths(_ viewer: VirtualMeeting.Attendee, from: NIODeadline, to: NIODeadline) -> [Int] {
+            var result: [Int] = []
+            for (frame, size) in zip(viewer.receivedFrames, viewer.receivedSizes) where frame.at >= from && frame.at < to {
+                if result.last != size.width { result.append(size.width) }
+            }
+            return result
+        }
+        #expect(widths(capped, from: capAt, to: liftAt).last == 160, "under the cap: \(widths(capped, from: capAt, to: liftAt))")
+        #expect(widths(capped, from: liftAt, to: meeting.now).last == 640, "after: \(widths(capped, from: liftAt, to: meeting.now))")
+        #expect(widths(free, from: capAt, to: meeting.now) == [640])
+        #expect(capped.serverPauses.isEmpty, "\(capped.serverPauses)")
+        func first(_ width: Int, after time: NIODeadline) -> TimeAmount? {
+            zip(capped.receivedFrames, capped.receivedSizes).first { $0.0.at >= time && $0.1.width == width }.map { $0.0.at - time }
+        }
+        let lowered = try #require(first(160, after: capAt)), raised = try #require(first(640, after: liftAt))
+        let times = capped.receivedFrames.map(\.at).filter { $0 >= capAt }
+        let freeze = zip(times, times.dropFirst()).map { $1 - $0 }.max()
+        print("capped viewer: lowered after \(lowered), raised after \(raised), longest freeze \(freeze.map { "\($0)" } ?? "none")")
+        #expect(lowered <= .seconds(2) && raised <= .seconds(10), "lowered after \(lowered), raised after \(raised)")
+    }
 }

@@ -37,8 +37,9 @@ public struct Pacer: Sendable {
         }
     }
 
-    /// Pacing rate over target bitrate.
-    public let pacingFactor: Double
+    /// Pacing rate over target bitrate; may change between polls (a sender that sees its link overused paces at the
+    /// estimate itself: bursts above it only lengthen the bottleneck's queue).
+    public var pacingFactor: Double
     /// Time between polls while packets wait.
     public let interval: TimeAmount
     /// How far ahead of the rate the budget may build while idle.

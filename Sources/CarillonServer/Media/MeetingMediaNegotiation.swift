@@ -31,6 +31,14 @@ struct MeetingMediaNegotiation {
         /// The ids of the `rtp-stream-id` and `repaired-rtp-stream-id` extensions, when a rid simulcast negotiated them.
         var ridExtensionId: UInt8? = nil
         var repairedRidExtensionId: UInt8? = nil
+
+        /// The uplink with its layers' announced formats left out: what identifies the camera (a renegotiation that
+        /// changes only the formats keeps the router's state for it, SSRCs learned from rids included).
+        var withoutFormats: VideoUplink {
+            var copy = self
+            for index in copy.layers.indices { copy.layers[index].format = nil }
+            return copy
+        }
     }
 
     /// One receive m-line that carries a remote stream.

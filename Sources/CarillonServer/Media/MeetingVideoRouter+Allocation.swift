@@ -123,7 +123,7 @@ extension MeetingVideoRouter {
             var layers: [VideoDownlinkAllocator.Layer] = []
             if let uplink, uplink.layers.count > 1 {
                 layers = uplink.layers.filter { $0.ssrc != nil && $0.measuredKbps > 0 }.map { layer in
-                    let format = layer.description.format
+                    let format = layer.format
                     return .init(streamId: layer.description.streamId, bitrateKbps: layer.measuredKbps,
                                  width: Int(format?.width ?? 0), height: Int(format?.height ?? 0),
                                  framerate: Int(format?.framerate ?? 0))

@@ -49,6 +49,13 @@ struct MeetingVideoRouter {
     static let minimumDownlinkBitrate = 150_000
     static let startDownlinkBitrate = 2_500_000
     static let maximumDownlinkBitrate = 50_000_000
+    /// A downlink's pacing rate over its estimate: bursts (a key frame) leave at up to 2.5 times the estimate...
+    static let pacingFactor = 2.5
+    /// ...except while the receiver's feedback says the link is overused: its bottleneck queue is filling, and what
+    /// leaves faster than the estimate only waits there or is dropped at its tail. Paced at the estimate, the key
+    /// frame of a switch to a lower layer fits in the room the queue frees as it drains (a burst at 2.5 times lost
+    /// its last packet in `SimulcastLayerSwitchingSimulationTests`, and the switch took a second key frame).
+    static let congestedPacingFactor = 1.0
     /// Round trip assumed for NACK repetition until one is measured.
     static let defaultRoundTrip = TimeAmount.milliseconds(100)
     /// A connected camera that sends nothing for this long is reported paused at its source (checked with the
@@ -181,7 +188,7 @@ struct MeetingVideoRouter {
         var estimator = SendSideBandwidthEstimator(configuration: .init(
             minimumBitrate: MeetingVideoRouter.minimumDownlinkBitrate, startBitrate: MeetingVideoRouter.startDownlinkBitrate,
             maximumBitrate: MeetingVideoRouter.maximumDownlinkBitrate))
-        var pacer = Pacer(targetBitrate: MeetingVideoRouter.startDownlinkBitrate)
+        var pacer = Pacer(targetBitrate: MeetingVideoRouter.startDownlinkBitrate, pacingFactor: MeetingVideoRouter.pacingFactor)
         /// When the open bandwidth probe's padding is next topped up (`MeetingVideoRouter+Probing.swift`).
         var nextProbePadding: NIODeadline?
         /// The estimator's lost-packet count last seen, and when it last grew: loss is what tells a link that cannot
@@ -263,7 +270,11 @@ struct MeetingVideoRouter {
         member.reportSSRC = negotiation.ssrc
         var outputs: [MeetingMediaOutput] = []
         if let negotiated = negotiation.videoUplink {
-            if member.uplink?.negotiated != negotiated {
+            if let uplink = member.uplink, uplink.negotiated.withoutFormats == negotiated.withoutFormats {
+                // The same camera; only what SUBSCRIBE announces about its layers may have changed.
+                for (layer, description) in zip(uplink.layers, negotiated.layers) { layer.format = description.format }
+                uplink.negotiated = negotiated
+            } else {
                 let uplink = Uplink(negotiated: negotiated)
                 uplink.started(now: now)
                 if member.uplink?.pausedAtSource == true { outputs.append(.videoSourcePaused(id, paused: false)) }
@@ -596,6 +607,8 @@ struct MeetingVideoRouter {
                     control.lastLossAt = now
                 }
                 control.pacer.setRate(targetBitrate: member.pacingTarget)
+                control.pacer.pacingFactor = control.estimator.bandwidthUsage == .overusing
+                    ? Self.congestedPacingFactor : Self.pacingFactor
                 // A falling estimate lowers layers at once, not at the next report.
                 outputs += allocateIfEstimateFell(id, now: now)
             case .senderReport(let ssrc, let ntp, let rtp, _, _, let blocks):

@@ -10,6 +10,8 @@ import NIOCore
 final class VideoUplinkLayer {
     /// What the offer said about the layer.
     let description: VideoUplinkLayerDescription
+    /// Its size and frame rate as the sender's latest SUBSCRIBE announced them (a renegotiation updates them in place).
+    var format: VideoSubscribeRequest.StreamFormat?
     /// The media SSRC: declared, or learned from the first packets (rid extension, or the newest stream).
     var ssrc: UInt32?
     /// The RTX SSRC: declared, or learned from the `repaired-rtp-stream-id` extension.
@@ -36,6 +38,7 @@ final class VideoUplinkLayer {
 
     init(_ description: VideoUplinkLayerDescription) {
         self.description = description
+        format = description.format
         ssrc = description.ssrc
         rtxSSRC = description.rtxSSRC
     }
