@@ -65,7 +65,7 @@ struct AudioConditionsEndToEndTests {
     }
 
     @Test func audioSurvivesTenPercentLossEachWay() async throws {
-        let relay = try await LossyUDPRelay.start(lossRate: 0.10)
+        let relay = try await UDPRelay.start(lossRate: 0.10)
         let harness = try await ServerHarness.start(publicMediaPort: relay.port)
         defer { Task { await harness.stop(); await relay.close() } }
         try await relay.forward(to: SocketAddress(ipAddress: "127.0.0.1", port: Int(harness.server.media.port.localAddress.port)))

@@ -46,6 +46,10 @@ final class TileWatcher: VideoTileObserver, @unchecked Sendable {
         var colors: [String] = []
         /// The last picture.
         var last: I420Image?
+        /// The decoded widths in order, one entry per change (a simulcast layer switch shows here).
+        var widths: [Int] = []
+        /// The pause states the tile went through, in order.
+        var pauseStates: [VideoPauseState] = []
     }
 
     private final class Sink: VideoRenderView, @unchecked Sendable {
@@ -80,6 +84,7 @@ final class TileWatcher: VideoTileObserver, @unchecked Sendable {
         tiles.withLock { tiles in
             tiles[tileId]?.frames += 1
             tiles[tileId]?.last = image
+            if tiles[tileId]?.widths.last != image.width { tiles[tileId]?.widths.append(image.width) }
             if let counter = reading.counter {
                 tiles[tileId]?.counters.append(counter)
                 tiles[tileId]?.colors.append(reading.nearestColor()?.name ?? "?")
@@ -94,8 +99,8 @@ final class TileWatcher: VideoTileObserver, @unchecked Sendable {
     }
 
     func videoTileDidRemove(tileState: VideoTileState) { tiles.withLock { $0[tileState.tileId]?.removed = true } }
-    func videoTileDidPause(tileState: VideoTileState) {}
-    func videoTileDidResume(tileState: VideoTileState) {}
+    func videoTileDidPause(tileState: VideoTileState) { tiles.withLock { $0[tileState.tileId]?.pauseStates.append(tileState.pauseState) } }
+    func videoTileDidResume(tileState: VideoTileState) { tiles.withLock { $0[tileState.tileId]?.pauseStates.append(tileState.pauseState) } }
     func videoTileSizeDidChange(tileState: VideoTileState) {}
 
     /// Waits until `condition` holds on the tiles, or fails after `timeout`.
@@ -103,7 +108,7 @@ final class TileWatcher: VideoTileObserver, @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while !condition(snapshot) {
             guard ContinuousClock.now < deadline else {
-                let seen = snapshot.values.map { "\($0.attendeeId) content=\($0.isContent) frames=\($0.frames) removed=\($0.removed) counters=\($0.counters.suffix(5))" }
+                let seen = snapshot.values.map { "\($0.attendeeId) content=\($0.isContent) frames=\($0.frames) removed=\($0.removed) counters=\($0.counters.suffix(5)) widths=\($0.widths) pauses=\($0.pauseStates)" }
                 throw ProbeTimeout(description: "\(name): timed out waiting for \(what); tiles \(seen)")
             }
             try await Task.sleep(for: .milliseconds(10))
