@@ -111,8 +111,10 @@ extension BenchCommand {
             let wallStart = ContinuousClock.now
             let serverStart = ProcessCPUTime.seconds(pid: child.pid) ?? 0
             let selfStart = ProcessCPUTime.seconds() ?? 0
+            let dropsStart = KernelUDPDrops.total()
             counters.reset()
             try await Task.sleep(for: .seconds(seconds))
+            let dropsEnd = KernelUDPDrops.total()
             let wall = wallStart.duration(to: .now).seconds
             let server = ((ProcessCPUTime.seconds(pid: child.pid) ?? 0) - serverStart) / wall
             let load = ((ProcessCPUTime.seconds() ?? 0) - selfStart) / wall
@@ -125,6 +127,9 @@ extension BenchCommand {
             // Every session reports receive loss once a second only while the server's 50 packets/s arrive.
             StandardOutput.line(String(format: "flow check: %.1f metrics reports per attendee per second (1.0 expected); %d of them with over 5 %% downlink loss, %d with over 5 %% uplink loss",
                                        Double(reports) / Double(attendees) / Double(seconds), lossy, lossyUplink))
+            if let dropsStart, let dropsEnd {
+                StandardOutput.line("kernel UDP receive-buffer drops in the window: \(dropsEnd - dropsStart) (every socket on this machine)")
+            }
         }
     }
 

@@ -40,6 +40,13 @@ def read_y4m(path):
     return width, height, frames
 
 
+def recording_order(name):
+    """(bot, n) for `bot.y4m` (n = 1) and `bot-n.y4m`, the files `--video-out` writes for one tile, in order."""
+    stem = name.rsplit(".", 1)[0]
+    bot, _, piece = stem.partition("-")
+    return bot, int(piece) if piece else 1
+
+
 def nearest_color(frame, width, height):
     """The colour whose chroma is nearest the mean chroma of the pattern's colour area (the top band's right part,
     right of the counter cells)."""
@@ -77,20 +84,25 @@ def test_three_bots_see_each_others_colours_and_not_their_own(chime, server):
         for color, out, process, lines in bots:
             output = "".join(lines)
             others = sorted(c for c in COLORS if c != color)
-            assert sorted(os.listdir(out)) == [f"{c}.y4m" for c in others], (os.listdir(out), output)
+            # One file per other bot, and one more (`-2`, `-3`, ...) after each size change: simulcast may lower a
+            # tile on a busy machine (the 80x44 low layer) and raise it again.
+            files = sorted(os.listdir(out), key=recording_order)
+            assert {recording_order(name)[0] for name in files} == set(others), (files, output)
             for other in others:
-                width, height, frames = read_y4m(os.path.join(out, f"{other}.y4m"))
-                assert (width, height) == (320, 180)
-                assert len(frames) >= 90, (other, len(frames))
-                # Every sampled frame is in the sender's colour, and the picture moves.
-                samples = frames[10::20]
-                assert all(nearest_color(frame, width, height) == other for frame in samples), (color, other)
-                assert frames[10] != frames[20]
+                pieces = [read_y4m(os.path.join(out, name)) for name in files if recording_order(name)[0] == other]
+                assert pieces[0][:2] == (320, 180), (other, [piece[:2] for piece in pieces])
+                full = [frame for width, height, frames in pieces if (width, height) == (320, 180) for frame in frames]
+                assert len(full) >= 90, (other, [(piece[0], piece[1], len(piece[2])) for piece in pieces])
+                # Every sampled frame, at every size, is in the sender's colour, and the picture moves.
+                for width, height, frames in pieces:
+                    samples = frames[10::20] if width >= 160 else []
+                    assert all(nearest_color(frame, width, height) == other for frame in samples), (color, other, width)
+                assert full[10] != full[20]
             events = [json.loads(line) for line in lines if line.startswith("{")]
             stats = [event for event in events if event["event"] == "videoStats"]
             for other in others:
                 # The steady part: after the first two seconds, before the last one.
                 rates = [s["fps"] for s in stats if s["attendee"] == other][2:-1]
                 assert rates and statistics.median(rates) >= 12, (color, other, rates)
-                assert all(s["width"] == 320 and s["height"] == 180 for s in stats if s["attendee"] == other
-                           and s["framesDecoded"] > 0)
+                sizes = [(s["width"], s["height"]) for s in stats if s["attendee"] == other and s["framesDecoded"] > 0]
+                assert sizes and sizes.count((320, 180)) >= len(sizes) / 2, (color, other, sizes)
