@@ -56,6 +56,9 @@ struct MeetingVideoRouter {
     /// frame of a switch to a lower layer fits in the room the queue frees as it drains (a burst at 2.5 times lost
     /// its last packet in `SimulcastLayerSwitchingSimulationTests`, and the switch took a second key frame).
     static let congestedPacingFactor = 1.0
+    /// ...as long as what waits in the pacer leaves within this at that rate: a sender that cannot lower its rate (a
+    /// single-stream camera, until its REMB takes effect) must not build a standing queue in the server instead.
+    static let congestedPacerQueueLimit = TimeAmount.milliseconds(100)
     /// Round trip assumed for NACK repetition until one is measured.
     static let defaultRoundTrip = TimeAmount.milliseconds(100)
     /// A connected camera that sends nothing for this long is reported paused at its source (checked with the
@@ -552,6 +555,10 @@ struct MeetingVideoRouter {
     /// What a session's pacer lets go now, each packet numbered with the next transport-wide sequence number.
     private func pace(_ receiver: SignalingConnectionID, _ control: DownlinkControl,
                       into outputs: inout [MeetingMediaOutput], now: NIODeadline) {
+        // At the estimate while the link is overused, unless that would hold the pacer's packets over the limit.
+        let limitBytes = Double(control.pacer.targetBitrate) / 8 * Double(Self.congestedPacerQueueLimit.nanoseconds) / 1e9
+        let congested = control.estimator.bandwidthUsage == .overusing && Double(control.pacer.queuedBytes) < limitBytes
+        control.pacer.pacingFactor = congested ? Self.congestedPacingFactor : Self.pacingFactor
         control.pacer.poll(now: now) { packet in
             if let header = try? RTPHeader(reading: packet.bytes),
                let range = header.extensionRange(id: control.extensionId, in: packet.bytes), range.count == 2 {
@@ -607,8 +614,6 @@ struct MeetingVideoRouter {
                     control.lastLossAt = now
                 }
                 control.pacer.setRate(targetBitrate: member.pacingTarget)
-                control.pacer.pacingFactor = control.estimator.bandwidthUsage == .overusing
-                    ? Self.congestedPacingFactor : Self.pacingFactor
                 // A falling estimate lowers layers at once, not at the next report.
                 outputs += allocateIfEstimateFell(id, now: now)
             case .senderReport(let ssrc, let ntp, let rtp, _, _, let blocks):
