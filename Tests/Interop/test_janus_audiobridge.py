@@ -1,5 +1,6 @@
-"""The Janus side-by-side benchmark's client, tested: a Carillon bot joins a Janus AudioBridge room inside a network
-namespace the test creates (through `carillon bench janus-probe`) and decodes the talker's tone from the mix."""
+"""The side-by-side benchmark's bots, tested on both servers: a Carillon bot joins a Janus AudioBridge room (Janus's
+HTTP API) or a Carillon meeting (Chime signaling) inside a network namespace the test creates (through `carillon
+bench janus-probe`) and decodes the talker's tone from the mix."""
 import os
 import re
 import shutil
@@ -24,15 +25,16 @@ def _netns_available():
     return None
 
 
-@pytest.mark.parametrize("frequency", [550, 770])
-def test_bot_hears_the_talker_through_janus_audiobridge(frequency):
+@pytest.mark.parametrize("server,frequency", [("janus", 550), ("janus", 770), ("carillon", 550), ("carillon", 770)])
+def test_bot_hears_the_talker_through_the_server(server, frequency):
     reason = _netns_available()
     if reason:
         pytest.skip(reason)
-    if not os.path.exists(JANUS):
+    if server == "janus" and not os.path.exists(JANUS):
         pytest.skip("Janus is not installed (make apt-deps installs the Debian package janus)")
     binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
-    result = subprocess.run([binary, "bench", "janus-probe", "--frequency", str(frequency), "--seconds", "3"],
+    result = subprocess.run([binary, "bench", "janus-probe", "--server", server, "--frequency", str(frequency),
+                             "--seconds", "3"],
                             capture_output=True, text=True, timeout=50)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output

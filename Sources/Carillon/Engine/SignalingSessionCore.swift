@@ -4,7 +4,7 @@ import Foundation
 import NIOCore
 
 /// What the session core asks its shell to do.
-enum SessionAction: Sendable {
+package enum SessionAction: Sendable {
     /// Open a new signaling socket (any older one is abandoned).
     case openSocket
     /// Send one frame on the current socket.
@@ -31,7 +31,7 @@ enum SessionAction: Sendable {
 }
 
 /// What the app is told, in order.
-enum SessionEvent: Sendable {
+package enum SessionEvent: Sendable {
     case startConnecting(reconnecting: Bool)
     case started(reconnecting: Bool)
     case dropped
@@ -74,7 +74,7 @@ enum SessionEvent: Sendable {
 /// | error.status 5xx | retry | drop, reconnect |
 ///
 /// When the reconnect budget is spent: `cancelledReconnect`, then stop `.audioDisconnected`.
-struct SignalingSessionCore: Sendable {
+package struct SignalingSessionCore: Sendable {
     enum Phase: Equatable {
         case idle
         case opening(deadline: NIODeadline)
@@ -91,7 +91,7 @@ struct SignalingSessionCore: Sendable {
     static let connectGrace: TimeAmount = .seconds(10)
     static let missedPongLimit = 4
 
-    let credentials: MeetingSessionCredentials
+    package let credentials: MeetingSessionCredentials
     /// The meeting's AudioHostUrl, echoed in SUBSCRIBE.
     let audioHost: String
     private(set) var phase: Phase = .idle
@@ -149,7 +149,7 @@ struct SignalingSessionCore: Sendable {
     /// The paused stream ids last handed to the shell (``SessionAction/setVideoPausedAtSource(_:)``).
     private var reportedPausedStreamIds: Set<UInt32> = []
 
-    init(
+    package init(
         credentials: MeetingSessionCredentials,
         audioHost: String = "",
         audioSessionId: UInt64,
@@ -163,12 +163,12 @@ struct SignalingSessionCore: Sendable {
         self.random = random
     }
 
-    var isInMeeting: Bool { phase == .inMeeting }
+    package var isInMeeting: Bool { phase == .inMeeting }
 
     /// The local mute state, kept across reconnects.
-    var isMuted: Bool { muted }
+    package var isMuted: Bool { muted }
 
-    var nextDeadline: NIODeadline? {
+    package var nextDeadline: NIODeadline? {
         switch phase {
         case .opening(let deadline), .joining(let deadline, _), .connectingMedia(let deadline, _), .leaving(let deadline):
             min(deadline, nextPing ?? deadline)
@@ -180,7 +180,7 @@ struct SignalingSessionCore: Sendable {
 
     // MARK: Inputs
 
-    mutating func start(reconnectBudget: TimeAmount, now: SessionTime) -> [SessionAction] {
+    package mutating func start(reconnectBudget: TimeAmount, now: SessionTime) -> [SessionAction] {
         guard phase == .idle || phase == .stopped else { return [] }
         hasBeenInMeeting = false
         videoStartedReported = false
@@ -190,7 +190,7 @@ struct SignalingSessionCore: Sendable {
         return [.event(.startConnecting(reconnecting: false)), .openSocket]
     }
 
-    mutating func socketOpened(now: SessionTime) -> [SessionAction] {
+    package mutating func socketOpened(now: SessionTime) -> [SessionAction] {
         guard case .opening = phase else { return [] }
         phase = .joining(deadline: now.monotonic + Self.stepTimeout, gotJoinAck: false)
         pingId = 0
@@ -219,14 +219,14 @@ struct SignalingSessionCore: Sendable {
         return [ping(now), .send(frame)]
     }
 
-    mutating func socketFailed(now: SessionTime) -> [SessionAction] {
+    package mutating func socketFailed(now: SessionTime) -> [SessionAction] {
         socketClosed(code: nil, now: now)
     }
 
     /// The socket's TLS handshake failed (an untrusted, expired or misnamed certificate): a retry would meet the
     /// same certificate, so the session stops with `audioServiceUnavailable`, as Chime does for a service it cannot
     /// use, whether joining or reconnecting.
-    mutating func socketFailedTLS(now: SessionTime) -> [SessionAction] {
+    package mutating func socketFailedTLS(now: SessionTime) -> [SessionAction] {
         switch phase {
         case .leaving:
             phase = .stopped
@@ -239,7 +239,7 @@ struct SignalingSessionCore: Sendable {
     }
 
     /// The socket ended; `code` is the close code, nil for an abnormal end (no close frame, connect failure).
-    mutating func socketClosed(code: UInt16?, now: SessionTime) -> [SessionAction] {
+    package mutating func socketClosed(code: UInt16?, now: SessionTime) -> [SessionAction] {
         switch phase {
         case .leaving:
             phase = .stopped
@@ -267,7 +267,7 @@ struct SignalingSessionCore: Sendable {
         }
     }
 
-    mutating func received(_ frame: SdkSignalFrame, now: SessionTime) -> [SessionAction] {
+    package mutating func received(_ frame: SdkSignalFrame, now: SessionTime) -> [SessionAction] {
         switch phase {
         case .joining, .connectingMedia, .inMeeting, .leaving: break
         default: return []
@@ -368,7 +368,7 @@ struct SignalingSessionCore: Sendable {
     }
 
     /// The local offer of a new media connection, or of a renegotiation, is ready: SUBSCRIBE with it.
-    mutating func mediaOfferReady(_ offer: String, now: SessionTime) -> [SessionAction] {
+    package mutating func mediaOfferReady(_ offer: String, now: SessionTime) -> [SessionAction] {
         guard let plan = offeredPlan else { return [] }
         if case .connectingMedia(let deadline, false) = phase {
             phase = .connectingMedia(deadline: deadline, subscribed: true)
@@ -432,7 +432,7 @@ struct SignalingSessionCore: Sendable {
     }
 
     /// The media connection completed ICE and DTLS: the session is in the meeting.
-    mutating func mediaConnected(now: SessionTime) -> [SessionAction] {
+    package mutating func mediaConnected(now: SessionTime) -> [SessionAction] {
         guard case .connectingMedia(_, true) = phase else { return [] }
         let reconnecting = hasBeenInMeeting
         phase = .inMeeting
@@ -452,14 +452,14 @@ struct SignalingSessionCore: Sendable {
 
     /// The media connection could not be made or was lost (ICE or DTLS failure, consent expiry, no audio for too
     /// long): reconnect. `cause` is the status reported if reconnecting gives up before the session ever joined.
-    mutating func mediaFailed(cause: MeetingSessionStatusCode = .audioInternalServerError, now: SessionTime) -> [SessionAction] {
+    package mutating func mediaFailed(cause: MeetingSessionStatusCode = .audioInternalServerError, now: SessionTime) -> [SessionAction] {
         switch phase {
         case .connectingMedia, .inMeeting: [.closeSocket] + retry(now: now, cause: cause)
         default: []
         }
     }
 
-    mutating func tick(now: SessionTime) -> [SessionAction] {
+    package mutating func tick(now: SessionTime) -> [SessionAction] {
         switch phase {
         case .opening(let deadline), .joining(let deadline, _), .connectingMedia(let deadline, _):
             if deadline <= now.monotonic { return [.closeSocket] + retry(now: now, cause: .audioInternalServerError) }
@@ -490,7 +490,7 @@ struct SignalingSessionCore: Sendable {
         return [ping(now)]
     }
 
-    mutating func stop(now: SessionTime) -> [SessionAction] {
+    package mutating func stop(now: SessionTime) -> [SessionAction] {
         switch phase {
         case .idle, .stopped, .leaving:
             return []
@@ -508,7 +508,7 @@ struct SignalingSessionCore: Sendable {
     /// Records the mute state and tells the server when in the meeting; false when not in the meeting.
     /// Mutes or unmutes from `start` on: in the meeting the server is told at once (AUDIO_CONTROL); before that the
     /// choice rides on SUBSCRIBE and on the AUDIO_CONTROL sent when media connects, so an app can join muted.
-    mutating func setMuted(_ value: Bool, now: SessionTime) -> (accepted: Bool, actions: [SessionAction]) {
+    package mutating func setMuted(_ value: Bool, now: SessionTime) -> (accepted: Bool, actions: [SessionAction]) {
         switch phase {
         case .idle, .stopped, .leaving: return (false, [])
         case .inMeeting:

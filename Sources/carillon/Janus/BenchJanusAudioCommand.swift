@@ -83,7 +83,7 @@ extension BenchCommand {
             }
             for size in Self.sizes(attendees) ?? [] {
                 let janus = await attempt("janus", size: size) { try await measureJanus(size: size, audio: audio, group: group) }
-                let carillon = await attempt("carillon", size: size) { try await measureCarillon(size: size) }
+                let carillon = await attempt("carillon", size: size) { try await measureCarillon(size: size, audio: audio, group: group) }
                 rows.append((size, janus, carillon))
             }
             StandardOutput.line(AudioLoadResult.table(rows, talkers: talkers, seconds: seconds, listeners: listeners,
@@ -125,34 +125,33 @@ extension BenchCommand {
             }
         }
 
-        private func measureCarillon(size: Int) async throws -> AudioLoadResult {
+        private func measureCarillon(size: Int, audio: PreEncodedOpus, group: MultiThreadedEventLoopGroup) async throws -> AudioLoadResult {
             let child = try ChildServer.start(extraArguments: ["--host", BenchNamespace.serverAddress])
             defer { child.stop() }
             let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-janus-side-by-side")
-            var participants: [BenchParticipant] = []
-            var counters: [DeliveryCounter] = []
-            for index in 0..<size {
-                let talker = index < talkers
-                let counter = DeliveryCounter()
-                let audio = AudioVideoConfiguration(audioDeviceCapabilities: talker ? .inputAndOutput : .none)
-                participants.append(try await BenchParticipant.join(client: child.client, meeting: meeting, name: "attendee-\(index)",
-                                                                    audio: audio) { facade in
-                    if talker {
-                        let devices = facade.deviceController.virtualDevices
-                        facade.chooseAudioDevice(mediaDevice: try devices.addTone(frequency: 440))
-                        facade.chooseAudioDevice(mediaDevice: devices.addNullOutput())
-                    }
-                    facade.addMetricsObserver(observer: counter)
-                })
-                if !talker { counters.append(counter) }
-                if index % 10 == 9 { for participant in participants.suffix(10) { _ = try await participant.waitUntilStarted(timeout: .seconds(30)) } }
+            var bots: [ChimeAudioBot] = []
+            do {
+                for index in 0..<size {
+                    bots.append(try await ChimeAudioBot.join(client: child.client, meeting: meeting, name: "attendee-\(index)",
+                                                             host: BenchNamespace.botAddress,
+                                                             muted: index >= talkers && listeners == "muted", on: group.next()))
+                    if index % 10 == 9 { for bot in bots.suffix(10) { try await bot.waitUntilStarted() } }
+                }
+                for bot in bots { try await bot.waitUntilStarted() }
+                for (index, bot) in bots.enumerated() {
+                    let sending: WebRTCAudioBot.Sending = index < talkers ? .talking : (listeners == "muted" ? .muted : .dtx)
+                    bot.bot.startSending(sending, audio: audio, payloadType: bot.payloadType,
+                                         phase: .microseconds(Int64(index * 20_000 / size)))
+                }
+                let result = try await AudioLoadResult.measure(serverPID: child.pid, seconds: seconds) {
+                    bots.dropFirst(talkers).map(\.bot.receivedPackets)
+                }
+                for bot in bots { await bot.leave() }
+                return result
+            } catch {
+                for bot in bots { await bot.leave(timeout: .seconds(1)) }
+                throw error
             }
-            for participant in participants { _ = try await participant.waitUntilStarted(timeout: .seconds(30)) }
-            let result = try await AudioLoadResult.measure(serverPID: child.pid, seconds: seconds) {
-                counters.map(\.receivedEstimate)
-            }
-            for participant in participants { try? await participant.leave(timeout: .seconds(20)) }
-            return result
         }
     }
 }
@@ -169,18 +168,4 @@ enum JanusAudioJoin {
         try bot.connect(answer: joined.sdp ?? "")
         return bot
     }
-}
-
-/// The SDK's receive metrics of one Carillon listener turned into an estimate of packets received: 50 packets a
-/// second for every report (one a second while audio arrives) less the loss it reports.
-final class DeliveryCounter: MetricsObserver, Sendable {
-    private let estimate = Mutex(0.0)
-
-    func metricsDidReceive(metrics: [AnyHashable: Any]) {
-        guard let loss = metrics[AnyHashable(ObservableMetric.audioReceivePacketLossPercent)] as? Double else { return }
-        estimate.withLock { $0 += 50 * (1 - min(100, loss) / 100) }
-    }
-
-    /// Packets received so far (estimated from the once-a-second reports).
-    var receivedEstimate: Int { estimate.withLock { Int($0.rounded()) } }
 }

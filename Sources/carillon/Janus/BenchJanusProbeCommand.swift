@@ -1,15 +1,18 @@
 import ArgumentParser
+import CarillonProtocol
 import Foundation
 import NIOPosix
 
 extension BenchCommand {
-    /// The bench's Janus client checked end to end: one bot talks a tone into a Janus AudioBridge room, another
-    /// listens, decodes the mix and reports which of a few candidate frequencies dominates it.
+    /// The side-by-side bench's bots checked end to end: one bot talks a tone into a Janus AudioBridge room (or, with
+    /// `--server carillon`, a Carillon meeting through Chime signaling), another listens, decodes the mix and reports
+    /// which of a few candidate frequencies dominates it.
     struct JanusProbe: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "janus-probe",
-            abstract: "One talker and one listener bot in a Janus AudioBridge room: the listener's decoded mix and its dominant frequency (needs root)."
+            abstract: "One talker and one listener bot in a Janus AudioBridge room or a Carillon meeting: the listener's decoded mix and its dominant frequency (needs root)."
         )
+        @Option(help: "The server the bots join: janus or carillon.") var server = "janus"
         @Option(help: "The talker's tone in Hz (one of 330, 440, 550, 660, 770, 880).") var frequency = 660.0
         @Option(help: "Seconds to listen after both joined.") var seconds = 3
         @Option(help: .hidden) var insideNamespace: String?
@@ -19,6 +22,7 @@ extension BenchCommand {
         func validate() throws {
             guard Self.candidates.contains(frequency) else { throw ValidationError("--frequency must be one of \(Self.candidates)") }
             guard (1...60).contains(seconds) else { throw ValidationError("--seconds must be 1...60") }
+            guard ["janus", "carillon"].contains(server) else { throw ValidationError("--server must be janus or carillon") }
         }
 
         func run() async throws {
@@ -28,7 +32,7 @@ extension BenchCommand {
             }
             let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
             do {
-                try await probe(group: group)
+                if server == "janus" { try await probe(group: group) } else { try await probeCarillon(group: group) }
                 try? await group.shutdownGracefully()
             } catch {
                 try? await group.shutdownGracefully()
@@ -57,6 +61,27 @@ extension BenchCommand {
             await listener.close()
             await session.close()
             StandardOutput.line("janus \(version): listener received \(packets) packets; dominant frequency \(dominant.map { String(Int($0)) } ?? "none") Hz")
+        }
+
+        private func probeCarillon(group: MultiThreadedEventLoopGroup) async throws {
+            let child = try ChildServer.start(extraArguments: ["--host", BenchNamespace.serverAddress])
+            defer { child.stop() }
+            let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-probe")
+            let talker = try await ChimeAudioBot.join(client: child.client, meeting: meeting, name: "talker",
+                                                      host: BenchNamespace.botAddress, muted: false, on: group.next())
+            let listener = try await ChimeAudioBot.join(client: child.client, meeting: meeting, name: "listener",
+                                                        host: BenchNamespace.botAddress, muted: false, decodes: true,
+                                                        on: group.next())
+            try await talker.waitUntilStarted()
+            try await listener.waitUntilStarted()
+            talker.bot.startSending(.talking, audio: try PreEncodedOpus(frequency: frequency), payloadType: talker.payloadType,
+                                    phase: .zero)
+            try await Task.sleep(for: .seconds(seconds + 1))
+            let packets = listener.bot.receivedPackets
+            let dominant = listener.bot.dominantFrequency(of: Self.candidates)
+            await talker.leave()
+            await listener.leave()
+            StandardOutput.line("carillon \(CarillonVersion.current): listener received \(packets) packets; dominant frequency \(dominant.map { String(Int($0)) } ?? "none") Hz")
         }
     }
 }

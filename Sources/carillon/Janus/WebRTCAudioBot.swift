@@ -24,12 +24,15 @@ final class WebRTCAudioBot: Sendable {
         case muted
     }
 
-    /// The offer to hand to the server.
+    /// The offer to hand to the server (Janus's: one audio m-line).
     let offer: String
+    /// This bot's ICE credentials, DTLS fingerprint and host candidate, for a server whose offer has more m-lines
+    /// than ``offer`` (Chime signaling's, from `SessionMediaPlan`).
+    let transport: TransportDescription
+    /// The SSRC the bot sends its audio on.
+    let ssrc: UInt32
     private let socket: PeerConnectionSocket
     private let certificate: DTLSCertificate
-    private let localICE: ICECredentials
-    private let ssrc: UInt32
     private let received = Atomic<Int>(0)
     private let state = Atomic<Int>(0) // 0 new, 1 ICE up, 2 DTLS up, 3 failed
     private let decoder: Mutex<ToneListener?>
@@ -41,36 +44,44 @@ final class WebRTCAudioBot: Sendable {
     init(host: String, on loop: any EventLoop, decodes: Bool = false) async throws {
         socket = try await PeerConnectionSocket.bind(host: host, on: loop).get()
         certificate = try DTLSCertificate.generate(commonName: "carillon-bot")
-        localICE = ICECredentials.random()
         ssrc = UInt32.random(in: 1...UInt32.max)
-        let transport = TransportDescription(ice: localICE, fingerprint: certificate.fingerprint, setup: .actpass,
-                                             candidates: [TransportDescription.hostCandidate(for: socket.localAddress)])
+        transport = TransportDescription(ice: .random(), fingerprint: certificate.fingerprint, setup: .actpass,
+                                         candidates: [TransportDescription.hostCandidate(for: socket.localAddress)])
         offer = AudioSessionDescription.offer(transport: transport, ssrc: ssrc).serialized
         decoder = Mutex(decodes ? try ToneListener() : nil)
         self.decodes = decodes
     }
 
     /// Connects with the server's answer: full ICE (controlling, nominating, answering the server's checks), DTLS in
-    /// the role the answer leaves (`setup:active` makes this bot the server), then SRTP.
-    func connect(answer sdp: String) throws {
+    /// the role the answer leaves (`setup:active` makes this bot the server), then SRTP. `onConnected` runs on the
+    /// socket's loop once, with true when SRTP is keyed and false when ICE or DTLS failed. Returns the Opus payload
+    /// type the answer kept (what ``startSending(_:audio:payloadType:phase:)`` must send).
+    @discardableResult
+    func connect(answer sdp: String, onConnected: (@Sendable (Bool) -> Void)? = nil) throws -> UInt8 {
         let answer = try SessionDescription(parsing: sdp)
         let remote = try TransportDescription(remote: answer)
+        let payloadType = try AudioSessionDescription.opusPayloadType(in: answer)
         let configuration = PeerConnectionConfiguration(
-            iceRole: .controlling(remoteCandidates: remote.udpAddresses { !$0.isIPv6 }), localICE: localICE,
+            iceRole: .controlling(remoteCandidates: remote.udpAddresses { !$0.isIPv6 }), localICE: transport.ice,
             remoteICE: remote.ice, dtlsRole: TransportDescription.dtlsRole(local: .actpass, remote: remote.setup),
             certificate: certificate, remoteFingerprint: remote.fingerprint)
         let connection = try PeerConnection(configuration: configuration)
         socket.attach(connection) { [self] event in
             switch event {
             case .iceConnected: state.store(max(1, state.load(ordering: .relaxed)), ordering: .relaxed)
-            case .connected: state.store(2, ordering: .relaxed)
-            case .failed: state.store(3, ordering: .relaxed)
+            case .connected:
+                state.store(2, ordering: .relaxed)
+                onConnected?(true)
+            case .failed:
+                state.store(3, ordering: .relaxed)
+                onConnected?(false)
             case .rtp(let packet):
                 received.add(1, ordering: .relaxed)
                 if decodes { decoder.withLock { $0?.add(packet.payload) } }
             default: break
             }
         }
+        return payloadType
     }
 
     /// Waits until DTLS is up (SRTP keyed).
