@@ -1,6 +1,6 @@
-"""The Janus video benchmark's client, tested: a Carillon bot publishes the pre-encoded 360p VP8 loop into a Janus
-VideoRoom inside a network namespace the test creates (through `carillon bench janus-video-probe`), another bot
-subscribes to it and receives its frames."""
+"""The video side-by-side benchmark's bots, tested on both servers: a Carillon bot publishes the pre-encoded 360p VP8
+loop into a Janus VideoRoom (Janus's HTTP API) or a Carillon meeting (Chime signaling) inside a network namespace the
+test creates (through `carillon bench janus-video-probe`), another bot subscribes to it and receives its frames."""
 import os
 import re
 import shutil
@@ -25,14 +25,15 @@ def _netns_available():
     return None
 
 
-def test_bot_receives_a_publishers_frames_through_janus_videoroom():
+@pytest.mark.parametrize("server", ["janus", "carillon"])
+def test_bot_receives_a_publishers_frames_through_the_server(server):
     reason = _netns_available()
     if reason:
         pytest.skip(reason)
-    if not os.path.exists(JANUS):
+    if server == "janus" and not os.path.exists(JANUS):
         pytest.skip("Janus is not installed (make apt-deps installs the Debian package janus)")
     binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
-    result = subprocess.run([binary, "bench", "janus-video-probe", "--seconds", "3"],
+    result = subprocess.run([binary, "bench", "janus-video-probe", "--server", server, "--seconds", "3"],
                             capture_output=True, text=True, timeout=60)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output

@@ -545,7 +545,7 @@ package struct SignalingSessionCore: Sendable {
     /// The app starts or stops sending local video (`maxBitrateKbps` 0: the default cap); renegotiates in the meeting.
     /// With `simulcast` the camera is sent in the layers of ``SimulcastUplinkPolicy`` (`highResolution`: an FHD
     /// meeting's targets), re-chosen when INDEX changes the meeting's participants or publishers.
-    mutating func setSendingVideo(_ sending: Bool, maxBitrateKbps: UInt32 = 0, simulcast: Bool = false,
+    package mutating func setSendingVideo(_ sending: Bool, maxBitrateKbps: UInt32 = 0, simulcast: Bool = false,
                                   highResolution: Bool = false, now: SessionTime) -> [SessionAction] {
         wantsToSendVideo = sending
         sendMaxBitrateKbps = maxBitrateKbps
@@ -575,7 +575,7 @@ package struct SignalingSessionCore: Sendable {
     }
 
     /// The app starts or stops receiving remote video; renegotiates in the meeting.
-    mutating func setReceivingVideo(_ receiving: Bool, now: SessionTime) -> [SessionAction] {
+    package mutating func setReceivingVideo(_ receiving: Bool, now: SessionTime) -> [SessionAction] {
         wantsToReceiveVideo = receiving
         return renegotiateIfNeeded()
     }

@@ -129,27 +129,34 @@ extension BenchCommand {
             let child = try ChildServer.start(extraArguments: ["--host", BenchNamespace.serverAddress])
             defer { child.stop() }
             let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-janus-side-by-side")
-            var bots: [ChimeAudioBot] = []
+            var bots: [ChimeBot<WebRTCAudioBot>] = []
+            func leave(timeout: Duration) async {
+                for bot in bots {
+                    await bot.leave(timeout: timeout)
+                    await bot.bot.close()
+                }
+            }
             do {
                 for index in 0..<size {
-                    bots.append(try await ChimeAudioBot.join(client: child.client, meeting: meeting, name: "attendee-\(index)",
-                                                             host: BenchNamespace.botAddress,
-                                                             muted: index >= talkers && listeners == "muted", on: group.next()))
+                    let loop = group.next()
+                    let bot = try await WebRTCAudioBot(host: BenchNamespace.botAddress, on: loop)
+                    let role = ChimeBot<WebRTCAudioBot>.Role(muted: index >= talkers && listeners == "muted")
+                    bots.append(try await ChimeBot.join(client: child.client, meeting: meeting, name: "attendee-\(index)",
+                                                        bot: bot, role: role, on: loop))
                     if index % 10 == 9 { for bot in bots.suffix(10) { try await bot.waitUntilStarted() } }
                 }
                 for bot in bots { try await bot.waitUntilStarted() }
                 for (index, bot) in bots.enumerated() {
                     let sending: WebRTCAudioBot.Sending = index < talkers ? .talking : (listeners == "muted" ? .muted : .dtx)
-                    bot.bot.startSending(sending, audio: audio, payloadType: bot.payloadType,
-                                         phase: .microseconds(Int64(index * 20_000 / size)))
+                    bot.bot.startSending(sending, audio: audio, phase: .microseconds(Int64(index * 20_000 / size)))
                 }
                 let result = try await AudioLoadResult.measure(serverPID: child.pid, seconds: seconds) {
                     bots.dropFirst(talkers).map(\.bot.receivedPackets)
                 }
-                for bot in bots { await bot.leave() }
+                await leave(timeout: .seconds(10))
                 return result
             } catch {
-                for bot in bots { await bot.leave(timeout: .seconds(1)) }
+                await leave(timeout: .seconds(1))
                 throw error
             }
         }

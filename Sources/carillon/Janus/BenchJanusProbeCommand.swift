@@ -67,20 +67,23 @@ extension BenchCommand {
             let child = try ChildServer.start(extraArguments: ["--host", BenchNamespace.serverAddress])
             defer { child.stop() }
             let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-probe")
-            let talker = try await ChimeAudioBot.join(client: child.client, meeting: meeting, name: "talker",
-                                                      host: BenchNamespace.botAddress, muted: false, on: group.next())
-            let listener = try await ChimeAudioBot.join(client: child.client, meeting: meeting, name: "listener",
-                                                        host: BenchNamespace.botAddress, muted: false, decodes: true,
-                                                        on: group.next())
+            let loop = group.next()
+            let talker = try await ChimeBot.join(client: child.client, meeting: meeting, name: "talker",
+                                                 bot: try await WebRTCAudioBot(host: BenchNamespace.botAddress, on: loop),
+                                                 role: .init(), on: loop)
+            let listener = try await ChimeBot.join(client: child.client, meeting: meeting, name: "listener",
+                                                   bot: try await WebRTCAudioBot(host: BenchNamespace.botAddress, on: loop, decodes: true),
+                                                   role: .init(), on: loop)
             try await talker.waitUntilStarted()
             try await listener.waitUntilStarted()
-            talker.bot.startSending(.talking, audio: try PreEncodedOpus(frequency: frequency), payloadType: talker.payloadType,
-                                    phase: .zero)
+            talker.bot.startSending(.talking, audio: try PreEncodedOpus(frequency: frequency), phase: .zero)
             try await Task.sleep(for: .seconds(seconds + 1))
             let packets = listener.bot.receivedPackets
             let dominant = listener.bot.dominantFrequency(of: Self.candidates)
-            await talker.leave()
-            await listener.leave()
+            for bot in [talker, listener] {
+                await bot.leave()
+                await bot.bot.close()
+            }
             StandardOutput.line("carillon \(CarillonVersion.current): listener received \(packets) packets; dominant frequency \(dominant.map { String(Int($0)) } ?? "none") Hz")
         }
     }

@@ -84,10 +84,7 @@ extension BenchCommand {
                     try await measureJanus(senders: meeting.senders, receivers: meeting.receivers, video: video, group: group)
                 }
                 let carillon = await attempt("carillon", label) {
-                    let child = try ChildServer.start(extraArguments: ["--host", BenchNamespace.serverAddress])
-                    defer { child.stop() }
-                    return try await VideoMeeting.measure(client: child.client, serverPID: child.pid, senders: meeting.senders,
-                                                          receivers: meeting.receivers, seconds: seconds)
+                    try await measureCarillon(senders: meeting.senders, receivers: meeting.receivers, video: video, group: group)
                 }
                 rows.append((label, janus, carillon))
             }
@@ -133,6 +130,53 @@ extension BenchCommand {
             } catch {
                 for bot in bots { await bot.close() }
                 await session.close()
+                throw error
+            }
+        }
+
+        /// The same bots in a Carillon meeting, joined through Chime signaling (``ChimeBot``): publishers send their
+        /// camera (no simulcast), subscribers receive every camera.
+        private func measureCarillon(senders: Int, receivers: Int, video: PreEncodedVP8,
+                                     group: MultiThreadedEventLoopGroup) async throws -> VideoLoadResult {
+            let child = try ChildServer.start(extraArguments: ["--host", BenchNamespace.serverAddress])
+            defer { child.stop() }
+            let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-janus-video")
+            var sessions: [ChimeBot<WebRTCVideoBot>] = []
+            func leave(timeout: Duration) async {
+                for session in sessions {
+                    await session.leave(timeout: timeout)
+                    await session.bot.close()
+                }
+            }
+            do {
+                var publishers: [WebRTCVideoBot] = []
+                for index in 0..<senders {
+                    let loop = group.next()
+                    let bot = try await WebRTCVideoBot(host: BenchNamespace.botAddress, on: loop)
+                    let session = try await ChimeBot.join(client: child.client, meeting: meeting, name: "sender-\(index)", bot: bot,
+                                                          role: .init(sendsVideoKbps: UInt32(kilobits)), on: loop)
+                    sessions.append(session)
+                    try await session.waitUntilStarted()
+                    bot.startSending(video, payloadType: VideoSessionDescription.offeredPayloadType,
+                                     phase: .milliseconds(Int64(index * 66 / senders)))
+                    publishers.append(bot)
+                }
+                var subscribers: [WebRTCVideoBot] = []
+                for index in 0..<receivers {
+                    let loop = group.next()
+                    let bot = try await WebRTCVideoBot(host: BenchNamespace.botAddress, on: loop)
+                    let session = try await ChimeBot.join(client: child.client, meeting: meeting, name: "receiver-\(index)", bot: bot,
+                                                          role: .init(receivesVideo: true), on: loop)
+                    sessions.append(session)
+                    try await session.waitUntilStarted()
+                    subscribers.append(bot)
+                }
+                let result = try await Self.measure(publishers: publishers, subscribers: subscribers, serverPID: child.pid,
+                                                    seconds: seconds)
+                await leave(timeout: .seconds(10))
+                return result
+            } catch {
+                await leave(timeout: .seconds(1))
                 throw error
             }
         }

@@ -1,21 +1,25 @@
 import ArgumentParser
+import CarillonProtocol
 import CarillonRTC
 import Foundation
 import NIOPosix
 
 extension BenchCommand {
-    /// The bench's Janus video client checked end to end: one bot publishes the pre-encoded 360p loop into a Janus
-    /// VideoRoom, another subscribes to it and counts the frames and packets it receives against what was sent.
+    /// The side-by-side bench's video bots checked end to end: one bot publishes the pre-encoded 360p loop into a
+    /// Janus VideoRoom (or, with `--server carillon`, a Carillon meeting through Chime signaling), another subscribes
+    /// to it and counts the frames and packets it receives against what was sent.
     struct JanusVideoProbe: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "janus-video-probe",
-            abstract: "One publisher and one subscriber bot in a Janus VideoRoom: frames and packets received against sent (needs root)."
+            abstract: "One publisher and one subscriber bot in a Janus VideoRoom or a Carillon meeting: frames and packets received against sent (needs root)."
         )
+        @Option(help: "The server the bots join: janus or carillon.") var server = "janus"
         @Option(help: "Seconds to count after the subscriber connected.") var seconds = 3
         @Option(help: .hidden) var insideNamespace: String?
 
         func validate() throws {
             guard (1...60).contains(seconds) else { throw ValidationError("--seconds must be 1...60") }
+            guard ["janus", "carillon"].contains(server) else { throw ValidationError("--server must be janus or carillon") }
         }
 
         func run() async throws {
@@ -25,7 +29,7 @@ extension BenchCommand {
             }
             let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
             do {
-                try await probe(group: group)
+                if server == "janus" { try await probe(group: group) } else { try await probeCarillon(group: group) }
                 try? await group.shutdownGracefully()
             } catch {
                 try? await group.shutdownGracefully()
@@ -47,7 +51,39 @@ extension BenchCommand {
             publisher.startSending(video, payloadType: VideoSessionDescription.offeredPayloadType, phase: .zero)
             let subscriber = try await JanusVideoJoin.subscribe(session: session, room: 4343, feeds: [feed], on: group.next())
             try await subscriber.waitUntilConnected()
-            // Counted from the first frame on: before it, Janus may still be waiting for the key frame it asked for.
+            let line = try await Self.count(publisher: publisher, subscriber: subscriber, seconds: seconds)
+            await publisher.close()
+            await subscriber.close()
+            await session.close()
+            StandardOutput.line("janus \(version): " + line)
+        }
+
+        private func probeCarillon(group: MultiThreadedEventLoopGroup) async throws {
+            let child = try ChildServer.start(extraArguments: ["--host", BenchNamespace.serverAddress])
+            defer { child.stop() }
+            let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-video-probe")
+            let video = try PreEncodedVP8(frames: 30)
+            let loop = group.next()
+            let publisher = try await ChimeBot.join(client: child.client, meeting: meeting, name: "publisher",
+                                                    bot: try await WebRTCVideoBot(host: BenchNamespace.botAddress, on: loop),
+                                                    role: .init(sendsVideoKbps: UInt32(video.bitrate / 1_000)), on: loop)
+            try await publisher.waitUntilStarted()
+            publisher.bot.startSending(video, payloadType: VideoSessionDescription.offeredPayloadType, phase: .zero)
+            let subscriber = try await ChimeBot.join(client: child.client, meeting: meeting, name: "subscriber",
+                                                     bot: try await WebRTCVideoBot(host: BenchNamespace.botAddress, on: loop),
+                                                     role: .init(receivesVideo: true), on: loop)
+            try await subscriber.waitUntilStarted()
+            let line = try await Self.count(publisher: publisher.bot, subscriber: subscriber.bot, seconds: seconds)
+            for session in [publisher, subscriber] {
+                await session.leave()
+                await session.bot.close()
+            }
+            StandardOutput.line("carillon \(CarillonVersion.current): " + line)
+        }
+
+        /// Waits for the subscriber's first frame, then counts for `seconds`: what it received against what was sent.
+        private static func count(publisher: WebRTCVideoBot, subscriber: WebRTCVideoBot, seconds: Int) async throws -> String {
+            // Counted from the first frame on: before it, the server may still be waiting for the key frame it asked for.
             let deadline = ContinuousClock.now + .seconds(10)
             while subscriber.receivedBySSRC.values.allSatisfy({ $0.frames == 0 }), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
@@ -57,11 +93,8 @@ extension BenchCommand {
             try await Task.sleep(for: .seconds(seconds))
             let sent = (publisher.framesSentCount - sentBefore.0, publisher.packetsSent - sentBefore.1)
             let received = subscriber.receivedBySSRC
-            await publisher.close()
-            await subscriber.close()
-            await session.close()
             let totals = Self.totals(received)
-            StandardOutput.line("janus \(version): subscriber received \(totals.frames - receivedBefore.frames) frames (\(totals.packets - receivedBefore.packets) packets) on \(received.count) streams; publisher sent \(sent.0) frames (\(sent.1) packets) meanwhile")
+            return "subscriber received \(totals.frames - receivedBefore.frames) frames (\(totals.packets - receivedBefore.packets) packets) on \(received.count) streams; publisher sent \(sent.0) frames (\(sent.1) packets) meanwhile"
         }
 
         private static func totals(_ received: [UInt32: WebRTCVideoBot.Received]) -> (frames: Int, packets: Int) {

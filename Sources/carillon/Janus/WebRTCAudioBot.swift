@@ -13,7 +13,7 @@ import Synchronization
 /// a DTX listener, none when muted); receiving is a counter
 /// increment per packet (plus an Opus decode when `decodes`). Threading: the socket's loop owns the connection and
 /// the timer; the counters are atomics, readable anywhere.
-final class WebRTCAudioBot: Sendable {
+final class WebRTCAudioBot: ChimeBotMedia {
     /// What the bot sends.
     enum Sending: Sendable {
         /// A tone: one pre-encoded packet every 20 ms, voice flag set.
@@ -31,6 +31,10 @@ final class WebRTCAudioBot: Sendable {
     let transport: TransportDescription
     /// The SSRC the bot sends its audio on.
     let ssrc: UInt32
+    var audioSSRC: UInt32 { ssrc }
+    /// Never sent on (an audio bot's camera m-line is inactive).
+    let videoSSRCs = (media: UInt32.random(in: 1...UInt32.max), rtx: UInt32.random(in: 1...UInt32.max))
+    private let payloadType = Atomic<UInt8>(AudioSessionDescription.offeredOpusPayloadType)
     private let socket: PeerConnectionSocket
     private let certificate: DTLSCertificate
     private let received = Atomic<Int>(0)
@@ -54,13 +58,12 @@ final class WebRTCAudioBot: Sendable {
 
     /// Connects with the server's answer: full ICE (controlling, nominating, answering the server's checks), DTLS in
     /// the role the answer leaves (`setup:active` makes this bot the server), then SRTP. `onConnected` runs on the
-    /// socket's loop once, with true when SRTP is keyed and false when ICE or DTLS failed. Returns the Opus payload
-    /// type the answer kept (what ``startSending(_:audio:payloadType:phase:)`` must send).
-    @discardableResult
-    func connect(answer sdp: String, onConnected: (@Sendable (Bool) -> Void)? = nil) throws -> UInt8 {
+    /// socket's loop once, with true when SRTP is keyed and false when ICE or DTLS failed. The Opus payload type the
+    /// answer kept is what ``startSending(_:audio:phase:)`` sends.
+    func connect(answer sdp: String, onConnected: (@Sendable (Bool) -> Void)? = nil) throws {
         let answer = try SessionDescription(parsing: sdp)
         let remote = try TransportDescription(remote: answer)
-        let payloadType = try AudioSessionDescription.opusPayloadType(in: answer)
+        payloadType.store(try AudioSessionDescription.opusPayloadType(in: answer), ordering: .relaxed)
         let configuration = PeerConnectionConfiguration(
             iceRole: .controlling(remoteCandidates: remote.udpAddresses { !$0.isIPv6 }), localICE: transport.ice,
             remoteICE: remote.ice, dtlsRole: TransportDescription.dtlsRole(local: .actpass, remote: remote.setup),
@@ -81,7 +84,6 @@ final class WebRTCAudioBot: Sendable {
             default: break
             }
         }
-        return payloadType
     }
 
     /// Waits until DTLS is up (SRTP keyed).
@@ -97,15 +99,14 @@ final class WebRTCAudioBot: Sendable {
     /// Starts sending on the socket's loop, first packet after `phase` (spreads the bots' timers). A talker's timer
     /// fires every 20 ms, a DTX listener's every 400 ms (the packets and their sequence numbers and timestamps are
     /// the same as a 20 ms clock sending every 20th tick would give, at a twentieth of the wake-ups).
-    func startSending(_ sending: Sending, audio: PreEncodedOpus, payloadType: UInt8 = AudioSessionDescription.offeredOpusPayloadType,
-                      phase: TimeAmount) {
+    func startSending(_ sending: Sending, audio: PreEncodedOpus, phase: TimeAmount) {
         let talking: Bool
         switch sending {
         case .muted: return
         case .talking: talking = true
         case .dtx: talking = false
         }
-        let (socket, ssrc) = (self.socket, self.ssrc)
+        let (socket, ssrc, payloadType) = (self.socket, self.ssrc, self.payloadType.load(ordering: .relaxed))
         let sent = Mutex(0)
         let ticksPerPacket = talking ? 1 : 20
         let task = socket.eventLoop.scheduleRepeatedTask(initialDelay: phase, delay: .milliseconds(Int64(20 * ticksPerPacket))) { _ in

@@ -14,7 +14,7 @@ import Synchronization
 /// rate and packetizes each frame as it sends it (one array per packet); a subscriber does one dictionary update
 /// under a lock per packet, no decode. Threading: the socket's loop owns the connection and the timer; counters are
 /// behind a mutex or atomics, readable anywhere.
-final class WebRTCVideoBot: Sendable {
+final class WebRTCVideoBot: ChimeBotMedia {
     /// Packets and complete frames (packets with the marker bit) received on one SSRC.
     struct Received: Sendable, Equatable {
         /// RTP packets.
@@ -29,10 +29,17 @@ final class WebRTCVideoBot: Sendable {
     private let certificate: DTLSCertificate
     private let localICE: ICECredentials
     private let ssrc: UInt32
+    /// No audio is sent: the SSRC only fills the Chime offer's audio m-line.
+    let audioSSRC = UInt32.random(in: 1...UInt32.max)
+    /// The camera's SSRC (the one the bot sends on) and an RTX SSRC the Chime offer declares (never sent on).
+    var videoSSRCs: (media: UInt32, rtx: UInt32) { (ssrc, rtxSSRC) }
+    private let rtxSSRC = UInt32.random(in: 1...UInt32.max)
     private let state = Atomic<Int>(0) // 0 new, 1 ICE up, 2 DTLS up, 3 failed
     private let sent = Atomic<Int>(0)
     private let framesSent = Atomic<Int>(0)
     private let received = Mutex<[UInt32: Received]>([:])
+    /// The audio payload type of a Chime answer (the server's mix to this bot), left out of the counts; -1 for none.
+    private let audioPayloadType = Atomic<Int>(-1)
     private let timer = Mutex<RepeatedTask?>(nil)
 
     /// Binds a socket on `host` (the veth address in the bench's namespace).
@@ -43,10 +50,14 @@ final class WebRTCVideoBot: Sendable {
         ssrc = UInt32.random(in: 1...UInt32.max)
     }
 
+    /// The bot's ICE credentials, fingerprint and host candidate as an offerer (`actpass`).
+    var transport: TransportDescription {
+        TransportDescription(ice: localICE, fingerprint: certificate.fingerprint, setup: .actpass,
+                             candidates: [TransportDescription.hostCandidate(for: socket.localAddress)])
+    }
+
     /// A publisher's offer: one `sendonly` VP8 m-line (mid `0`, RTX offered, never sent) with this bot's SSRC.
     func publisherOffer() -> String {
-        let transport = TransportDescription(ice: localICE, fingerprint: certificate.fingerprint, setup: .actpass,
-                                             candidates: [TransportDescription.hostCandidate(for: socket.localAddress)])
         let sender = VideoSessionDescription.Sender(ssrc: ssrc, rtxSSRC: nil, streamId: "bot", trackId: "bot-video")
         var description = SessionDescription()
         description.bundleGroups = [["0"]]
@@ -56,14 +67,16 @@ final class WebRTCVideoBot: Sendable {
         return description.serialized
     }
 
-    /// A publisher connects with the server's answer: full ICE (controlling), DTLS in the role the answer leaves.
-    func connect(answer sdp: String) throws {
+    /// A publisher (or a Chime session) connects with the server's answer: full ICE (controlling), DTLS in the role
+    /// the answer leaves. `onConnected` runs once on the socket's loop: true when SRTP is keyed, false on failure.
+    func connect(answer sdp: String, onConnected: (@Sendable (Bool) -> Void)? = nil) throws {
         let answer = try SessionDescription(parsing: sdp)
         let remote = try TransportDescription(remote: answer)
+        if let opus = try? AudioSessionDescription.opusPayloadType(in: answer) { audioPayloadType.store(Int(opus), ordering: .relaxed) }
         try attach(PeerConnectionConfiguration(
             iceRole: .controlling(remoteCandidates: remote.udpAddresses { !$0.isIPv6 }), localICE: localICE,
             remoteICE: remote.ice, dtlsRole: TransportDescription.dtlsRole(local: .actpass, remote: remote.setup),
-            certificate: certificate, remoteFingerprint: remote.fingerprint))
+            certificate: certificate, remoteFingerprint: remote.fingerprint), onConnected: onConnected)
     }
 
     /// A subscriber answers the server's offer: every VP8 m-line accepted `recvonly` (NACK, PLI and FIR feedback
@@ -104,14 +117,19 @@ final class WebRTCVideoBot: Sendable {
         return description.serialized
     }
 
-    private func attach(_ configuration: PeerConnectionConfiguration) throws {
+    private func attach(_ configuration: PeerConnectionConfiguration, onConnected: (@Sendable (Bool) -> Void)? = nil) throws {
         let connection = try PeerConnection(configuration: configuration)
         socket.attach(connection) { [self] event in
             switch event {
             case .iceConnected: state.store(max(1, state.load(ordering: .relaxed)), ordering: .relaxed)
-            case .connected: state.store(2, ordering: .relaxed)
-            case .failed: state.store(3, ordering: .relaxed)
+            case .connected:
+                state.store(2, ordering: .relaxed)
+                onConnected?(true)
+            case .failed:
+                state.store(3, ordering: .relaxed)
+                onConnected?(false)
             case .rtp(let packet):
+                guard Int(packet.payloadType) != audioPayloadType.load(ordering: .relaxed) else { return }
                 received.withLock { counts in
                     counts[packet.ssrc, default: Received()].packets += 1
                     counts[packet.ssrc, default: Received()].bytes += packet.payload.count

@@ -6,15 +6,21 @@ import Foundation
 import NIOCore
 import Synchronization
 
-/// A ``WebRTCAudioBot`` in a Carillon meeting: the same bot (socket, `PeerConnection`, pre-encoded Opus, packet
-/// counter) as on the Janus side of the side-by-side bench, joined through Chime signaling by the SDK's own
-/// `SignalingSessionCore` and `SignalingSocket`. Only the signaling differs between the two columns.
+/// A bench bot (``WebRTCAudioBot``, ``WebRTCVideoBot``) in a Carillon meeting: the same bot (socket,
+/// `PeerConnection`, pre-encoded media, packet counters) as on the Janus side of the side-by-side bench, joined
+/// through Chime signaling by the SDK's own `SignalingSessionCore` and `SignalingSocket`. Only the signaling differs
+/// between the two columns.
 ///
-/// Why: the SDK's sessions encode live and estimate delivery from their loss metric, so they cannot be compared with
-/// Janus's bots; this bot counts the packets it receives, as they do. Cost: the bot's, plus one WebSocket and the
+/// The offer is the SDK's (`SessionMediaPlan`) over the bot's transport, with one change: the receive m-lines do
+/// not offer transport-wide congestion control, since a bot sends no feedback (as the Janus subscribers answer). A
+/// video bot asks to send its camera (no simulcast) and/or to receive every camera, as the SDK's
+/// `startLocalVideo` and `startRemoteVideo` do.
+///
+/// Why: the SDK's sessions encode live and estimate delivery from their metrics, so they cannot be compared with
+/// Janus's bots; these bots count the packets they receive, as those do. Cost: the bot's, plus one WebSocket and the
 /// signaling core's timer (a ping every 10 s). Threading: the core, the socket and the timer belong to the bot's
 /// event loop (every step runs there); ``waitUntilStarted(timeout:)`` and ``leave(timeout:)`` may be called anywhere.
-final class ChimeAudioBot: @unchecked Sendable {
+final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
     /// How the session ended or where it stands.
     private enum Outcome {
         case joining
@@ -23,45 +29,50 @@ final class ChimeAudioBot: @unchecked Sendable {
         case failed(String)
     }
 
+    /// What the session does once in the meeting.
+    struct Role: Sendable {
+        /// Mutes (the server is told through signaling; the bot sends nothing).
+        var muted = false
+        /// Sends the camera, at most this many kbit/s (the SDK's `maxBitRateKbps`).
+        var sendsVideoKbps: UInt32?
+        /// Receives every remote camera.
+        var receivesVideo = false
+    }
+
     /// The media side, shared with the Janus bench.
-    let bot: WebRTCAudioBot
-    /// The Opus payload type the server's answer kept, once connected.
-    var payloadType: UInt8 { negotiatedPayloadType.load(ordering: .relaxed) }
+    let bot: Media
 
     private let eventLoop: any EventLoop
     private let target: SignalingSocket.Target
     private let joinToken: String
-    private let joinsMuted: Bool
+    private let role: Role
     private let outcome = Mutex(Outcome.joining)
-    private let negotiatedPayloadType = Atomic<UInt8>(AudioSessionDescription.offeredOpusPayloadType)
     // Confined to `eventLoop`.
     private var core: SignalingSessionCore
     private var socket: SignalingSocket?
     private var mediaRequested = false
     private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.timerFired() }
 
-    /// Creates an attendee of `meeting` through `client` and starts its session on `loop`; the bot's media socket is
-    /// bound on `host`. Joins muted (the server is told through signaling, nothing is sent) when `muted`; decodes
-    /// what it receives when `decodes` (``WebRTCAudioBot/dominantFrequency(of:)``).
+    /// Creates an attendee of `meeting` through `client` and starts the session of `bot` (whose socket is on `loop`)
+    /// with `role`.
     static func join(client: ControlAPIClient, meeting: (response: CreateMeetingResponse, meetingId: String), name: String,
-                     host: String, muted: Bool, decodes: Bool = false, on loop: any EventLoop) async throws -> ChimeAudioBot {
+                     bot: Media, role: Role, on loop: any EventLoop) async throws -> ChimeBot {
         let json = try await client.send("POST", "/meetings/\(meeting.meetingId)/attendees",
                                          body: try JSONSerialization.data(withJSONObject: ["ExternalUserId": name]))
         let configuration = MeetingSessionConfiguration(
             createMeetingResponse: meeting.response,
             createAttendeeResponse: try JSONDecoder().decode(CreateAttendeeResponse.self, from: json))
-        let bot = try await WebRTCAudioBot(host: host, on: loop, decodes: decodes)
-        let session = try ChimeAudioBot(configuration: configuration, bot: bot, muted: muted, on: loop)
+        let session = try ChimeBot(configuration: configuration, bot: bot, role: role, on: loop)
         try await loop.submit { session.apply { $0.start(reconnectBudget: .zero, now: $1) } }.get()
         return session
     }
 
-    private init(configuration: MeetingSessionConfiguration, bot: WebRTCAudioBot, muted: Bool, on loop: any EventLoop) throws {
+    private init(configuration: MeetingSessionConfiguration, bot: Media, role: Role, on loop: any EventLoop) throws {
         self.bot = bot
         eventLoop = loop
         target = try SignalingSocket.Target(url: DefaultAudioVideoFacade.signalingURL(configuration.urls.signalingUrl))
         joinToken = configuration.credentials.joinToken
-        joinsMuted = muted
+        self.role = role
         core = SignalingSessionCore(credentials: configuration.credentials, audioHost: configuration.urls.audioHostUrl,
                                     audioSessionId: UInt64(UInt32.random(in: 1...UInt32.max)))
     }
@@ -95,7 +106,6 @@ final class ChimeAudioBot: @unchecked Sendable {
             self.socket?.close()
             self.socket = nil
         }.get()
-        await bot.close()
     }
 
     // MARK: On the loop
@@ -134,24 +144,32 @@ final class ChimeAudioBot: @unchecked Sendable {
                     continue
                 }
                 mediaRequested = true
-                let offer = plan.offer(transport: bot.transport, audioSSRC: bot.ssrc,
-                                       videoSSRCs: (UInt32.random(in: 1...UInt32.max), UInt32.random(in: 1...UInt32.max)),
+                var offer = plan.offer(transport: bot.transport, audioSSRC: bot.audioSSRC, videoSSRCs: bot.videoSSRCs,
                                        cname: core.credentials.attendeeId)
+                for index in offer.media.indices where offer.media[index].direction == .recvonly {
+                    offer.media[index].extensions.removeAll { $0.uri == SDPExtension.transportWideCCURI }
+                    offer.media[index].codecs = offer.media[index].codecs.map { codec in
+                        var codec = codec
+                        codec.feedback.removeAll { $0 == "transport-cc" }
+                        return codec
+                    }
+                }
                 apply { $0.mediaOfferReady(offer.serialized, now: $1) }
             case .connectMedia(let answer, _):
                 do {
-                    let payloadType = try bot.connect(answer: answer) { [weak self] connected in
+                    try bot.connect(answer: answer) { [weak self] connected in
                         guard let self else { return }
                         // The bot's socket is bound on this loop, so this runs here.
                         self.apply { connected ? $0.mediaConnected(now: $1) : $0.mediaFailed(now: $1) }
                     }
-                    negotiatedPayloadType.store(payloadType, ordering: .relaxed)
                 } catch {
                     fail("the server's answer cannot be used: \(error)")
                 }
             case .event(.started):
                 outcome.withLock { $0 = .started }
-                if joinsMuted { apply { $0.setMuted(true, now: $1).actions } }
+                if role.muted { apply { $0.setMuted(true, now: $1).actions } }
+                if let kbps = role.sendsVideoKbps { apply { $0.setSendingVideo(true, maxBitrateKbps: kbps, now: $1) } }
+                if role.receivesVideo { apply { $0.setReceivingVideo(true, now: $1) } }
             case .event(.stopped(let code)):
                 outcome.withLock { $0 = .stopped(code) }
             case .event, .applyAnswer, .stopMedia, .setVideoPausedAtSource:
