@@ -150,8 +150,17 @@ extension BenchCommand {
                     let sending: WebRTCAudioBot.Sending = index < talkers ? .talking : (listeners == "muted" ? .muted : .dtx)
                     bot.bot.startSending(sending, audio: audio, phase: .microseconds(Int64(index * 20_000 / size)))
                 }
+                var before: [Int] = []
                 let result = try await AudioLoadResult.measure(serverPID: child.pid, seconds: seconds) {
-                    bots.dropFirst(talkers).map(\.bot.receivedPackets)
+                    let counts = bots.dropFirst(talkers).map(\.bot.receivedPackets)
+                    if before.isEmpty { before = counts }
+                    return counts
+                }
+                // A listener the server did not serve is named, with its session's state: a figure alone hides why.
+                let after = bots.dropFirst(talkers).map(\.bot.receivedPackets)
+                for (index, bot) in bots.dropFirst(talkers).enumerated()
+                where Double(after[index] - before[index]) < 0.99 * 50 * Double(seconds) {
+                    StandardOutput.line("carillon \(size) attendees: listener attendee-\(index + talkers) received \(after[index] - before[index]) packets in the window; its session: \(bot.state)")
                 }
                 await leave(timeout: .seconds(10))
                 return result

@@ -77,6 +77,16 @@ final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
                                     audioSessionId: UInt64(UInt32.random(in: 1...UInt32.max)))
     }
 
+    /// Where the session stands, for a bench's report: joining, started, stopped with a status, or failed and why.
+    var state: String {
+        switch outcome.withLock({ $0 }) {
+        case .joining: "joining"
+        case .started: "in the meeting"
+        case .stopped(let code): "stopped (\(code))"
+        case .failed(let reason): "failed: \(reason)"
+        }
+    }
+
     /// Waits until the session is in the meeting (SUBSCRIBE answered, ICE and DTLS up).
     func waitUntilStarted(timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
