@@ -334,8 +334,10 @@ struct ChildServer {
         let key = AccessKey.generate()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        // CARILLON_BENCH_SERVER_LOG_LEVEL (e.g. debug) lets a failing bench show what the server saw, on stderr.
+        let logLevel = ProcessInfo.processInfo.environment["CARILLON_BENCH_SERVER_LOG_LEVEL"] ?? "error"
         process.arguments = ["serve", "--data-dir", directory.path, "--port", "0", "--media-port", "0", "--metrics-port", "0",
-                             "--log-level", "error"] + extraArguments
+                             "--log-level", logLevel] + extraArguments
         process.environment = ProcessInfo.processInfo.environment.merging([
             "CARILLON_ACCESS_KEY_ID": key.accessKeyId, "CARILLON_SECRET_ACCESS_KEY": key.secretAccessKey,
         ]) { $1 }

@@ -33,11 +33,11 @@ public final class MediaPort: @unchecked Sendable {
     /// kernel caps it at `net.core.rmem_max`/`wmem_max`.
     public static let socketBufferBytes = 4 << 20
 
-    /// Binds the port.
+    /// Binds the port, which nobody else may then bind: no `SO_REUSEADDR`, which on Linux lets a second UDP socket
+    /// (another server, or a port-0 socket given this port) share it and take some of its datagrams.
     public static func bind(host: String, port: Int, group: any EventLoopGroup) async throws -> MediaPort {
         let router = Router()
         let channel = try await DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(socketBufferBytes))
             .channelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(socketBufferBytes))
             .channelInitializer { channel in

@@ -31,10 +31,14 @@ public final class PeerConnectionSocket: @unchecked Sendable {
 
     /// Binds a UDP socket owned by `eventLoop` (port 0 picks a free one); the future completes on that loop, so an
     /// owner running there continues without a hop.
+    ///
+    /// No `SO_REUSEADDR`: on Linux a UDP socket with it that asks for port 0 may be given a port another such socket
+    /// already holds, and the kernel then delivers that port's datagrams to one of the two only (two sessions in one
+    /// process lost each other's media: one stopped hearing after a few packets, the other never finished ICE). A
+    /// port held here is refused to everyone else.
     public static func bind(host: String, port: Int = 0, on eventLoop: any EventLoop) -> EventLoopFuture<PeerConnectionSocket> {
         let handler = DatagramHandler()
         return DatagramBootstrap(group: eventLoop)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBufferBytes))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }

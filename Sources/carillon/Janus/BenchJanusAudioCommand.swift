@@ -160,7 +160,10 @@ extension BenchCommand {
                 let after = bots.dropFirst(talkers).map(\.bot.receivedPackets)
                 for (index, bot) in bots.dropFirst(talkers).enumerated()
                 where Double(after[index] - before[index]) < 0.99 * 50 * Double(seconds) {
-                    StandardOutput.line("carillon \(size) attendees: listener attendee-\(index + talkers) received \(after[index] - before[index]) packets in the window; its session: \(bot.state)")
+                    let counters = await bot.bot.statistics().map {
+                        "RTP in \($0.rtpPacketsReceived), RTCP in \($0.rtcpPacketsReceived), RTP out \($0.rtpPacketsSent), RTCP out \($0.rtcpPacketsSent), dropped \($0.datagramsDropped)"
+                    } ?? "no connection"
+                    StandardOutput.line("carillon \(size) attendees: listener attendee-\(index + talkers) received \(after[index] - before[index]) packets in the window; its session: \(bot.state); its connection (\(bot.bot.transport.candidates.first.map { "\($0.address):\($0.port)" } ?? "?")): \(counters)")
                 }
                 await leave(timeout: .seconds(10))
                 return result

@@ -47,6 +47,10 @@ final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
     private let joinToken: String
     private let role: Role
     private let outcome = Mutex(Outcome.joining)
+    /// How the signaling socket ended, each time (a bench's report).
+    private let closes = Mutex<[String]>([])
+    /// Whether the server's SDP answer came (SUBSCRIBE_ACK).
+    private let answered = Atomic<Bool>(false)
     // Confined to `eventLoop`.
     private var core: SignalingSessionCore
     private var socket: SignalingSocket?
@@ -82,9 +86,15 @@ final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
         switch outcome.withLock({ $0 }) {
         case .joining: "joining"
         case .started: "in the meeting"
-        case .stopped(let code): "stopped (\(code))"
-        case .failed(let reason): "failed: \(reason)"
+        case .stopped(let code): "stopped (\(code))" + closeHistory
+        case .failed(let reason): "failed: \(reason)" + closeHistory
         }
+    }
+
+    private var closeHistory: String {
+        let closes = closes.withLock { $0 }
+        return (closes.isEmpty ? "" : " (signaling: \(closes.joined(separator: ", ")))")
+            + "; answered: \(answered.load(ordering: .relaxed)); media: \(bot.connectionPhase)"
     }
 
     /// Waits until the session is in the meeting (SUBSCRIBE answered, ICE and DTLS up).
@@ -93,8 +103,7 @@ final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
         while true {
             switch outcome.withLock({ $0 }) {
             case .started: return
-            case .stopped(let code): throw BenchTimeout(what: "a session that stopped with \(code)")
-            case .failed(let reason): throw BenchTimeout(what: "a session that failed: \(reason)")
+            case .stopped, .failed: throw BenchTimeout(what: "a session that ended: \(state)")
             case .joining: break
             }
             guard ContinuousClock.now < deadline else { throw BenchTimeout(what: "a Chime bot's join") }
@@ -166,11 +175,13 @@ final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
                 }
                 apply { $0.mediaOfferReady(offer.serialized, now: $1) }
             case .connectMedia(let answer, _):
+                answered.store(true, ordering: .relaxed)
                 do {
-                    try bot.connect(answer: answer) { [weak self] connected in
+                    try bot.connect(answer: answer) { [weak self] failure in
                         guard let self else { return }
                         // The bot's socket is bound on this loop, so this runs here.
-                        self.apply { connected ? $0.mediaConnected(now: $1) : $0.mediaFailed(now: $1) }
+                        if let failure { self.fail("media: \(failure)") }
+                        self.apply { failure == nil ? $0.mediaConnected(now: $1) : $0.mediaFailed(now: $1) }
                     }
                 } catch {
                     fail("the server's answer cannot be used: \(error)")
@@ -181,7 +192,8 @@ final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
                 if let kbps = role.sendsVideoKbps { apply { $0.setSendingVideo(true, maxBitrateKbps: kbps, now: $1) } }
                 if role.receivesVideo { apply { $0.setReceivingVideo(true, now: $1) } }
             case .event(.stopped(let code)):
-                outcome.withLock { $0 = .stopped(code) }
+                // A failure already recorded says more than the status it ends with.
+                outcome.withLock { if case .failed = $0 {} else { $0 = .stopped(code) } }
             case .event, .applyAnswer, .stopMedia, .setVideoPausedAtSource:
                 break
             }
@@ -197,6 +209,7 @@ final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
             apply { $0.received(frame, now: $1) }
         case .closed(let code):
             socket = nil
+            noteClosed(code: code)
             apply { $0.socketClosed(code: code, now: $1) }
         case .tlsFailed(let reason):
             socket = nil
@@ -206,5 +219,11 @@ final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
 
     private func fail(_ reason: String) {
         outcome.withLock { if case .stopped = $0 {} else { $0 = .failed(reason) } }
+    }
+
+    /// Records why the signaling socket ended (before the core decides what that means).
+    private func noteClosed(code: UInt16?) {
+        let phase = core.isInMeeting ? "in the meeting" : "joining"
+        closes.withLock { $0.append("\(phase): closed \(code.map(String.init) ?? "abnormally")") }
     }
 }

@@ -10,6 +10,8 @@ protocol ChimeBotMedia: Sendable {
     /// The SSRCs the offer's camera m-line declares when the bot sends video.
     var videoSSRCs: (media: UInt32, rtx: UInt32) { get }
     /// Starts the connection the server's answer describes (full ICE, controlling); `onConnected` runs once on the
-    /// bot's loop: true when SRTP is keyed, false when ICE or DTLS failed.
-    func connect(answer sdp: String, onConnected: (@Sendable (Bool) -> Void)?) throws
+    /// bot's loop: with nil when SRTP is keyed, with the failure when ICE or DTLS failed.
+    func connect(answer sdp: String, onConnected: (@Sendable (String?) -> Void)?) throws
+    /// How far the connection got: `new`, `ICE up`, `DTLS up` or `failed`.
+    var connectionPhase: String { get }
 }

@@ -58,9 +58,9 @@ final class WebRTCAudioBot: ChimeBotMedia {
 
     /// Connects with the server's answer: full ICE (controlling, nominating, answering the server's checks), DTLS in
     /// the role the answer leaves (`setup:active` makes this bot the server), then SRTP. `onConnected` runs on the
-    /// socket's loop once, with true when SRTP is keyed and false when ICE or DTLS failed. The Opus payload type the
+    /// socket's loop once, with nil when SRTP is keyed and with the failure when ICE or DTLS failed. The Opus payload type the
     /// answer kept is what ``startSending(_:audio:phase:)`` sends.
-    func connect(answer sdp: String, onConnected: (@Sendable (Bool) -> Void)? = nil) throws {
+    func connect(answer sdp: String, onConnected: (@Sendable (String?) -> Void)? = nil) throws {
         let answer = try SessionDescription(parsing: sdp)
         let remote = try TransportDescription(remote: answer)
         payloadType.store(try AudioSessionDescription.opusPayloadType(in: answer), ordering: .relaxed)
@@ -74,10 +74,10 @@ final class WebRTCAudioBot: ChimeBotMedia {
             case .iceConnected: state.store(max(1, state.load(ordering: .relaxed)), ordering: .relaxed)
             case .connected:
                 state.store(2, ordering: .relaxed)
-                onConnected?(true)
-            case .failed:
+                onConnected?(nil)
+            case .failed(let failure):
                 state.store(3, ordering: .relaxed)
-                onConnected?(false)
+                onConnected?("\(failure)")
             case .rtp(let packet):
                 received.add(1, ordering: .relaxed)
                 if decodes { decoder.withLock { $0?.add(packet.payload) } }
@@ -85,6 +85,9 @@ final class WebRTCAudioBot: ChimeBotMedia {
             }
         }
     }
+
+    /// How far the connection got: `new`, `ICE up`, `DTLS up` or `failed`.
+    var connectionPhase: String { ["new", "ICE up", "DTLS up", "failed"][state.load(ordering: .relaxed)] }
 
     /// Waits until DTLS is up (SRTP keyed).
     func waitUntilConnected(timeout: Duration = .seconds(20)) async throws {
@@ -122,6 +125,12 @@ final class WebRTCAudioBot: ChimeBotMedia {
 
     /// RTP packets received so far.
     var receivedPackets: Int { received.load(ordering: .relaxed) }
+
+    /// The connection's counters (RTP and RTCP in and out, datagrams dropped), for a bench's report of a bot that
+    /// received less than it should; nil before ``connect(answer:onConnected:)``.
+    func statistics() async -> PeerConnectionStatistics? {
+        try? await socket.withDriver { $0?.connection.statistics }
+    }
 
     /// The dominant one of `candidates` in the last second this bot decoded (only when created with `decodes`).
     func dominantFrequency(of candidates: [Double]) -> Double? { decoder.withLock { $0?.dominant(of: candidates) } }

@@ -68,8 +68,8 @@ final class WebRTCVideoBot: ChimeBotMedia {
     }
 
     /// A publisher (or a Chime session) connects with the server's answer: full ICE (controlling), DTLS in the role
-    /// the answer leaves. `onConnected` runs once on the socket's loop: true when SRTP is keyed, false on failure.
-    func connect(answer sdp: String, onConnected: (@Sendable (Bool) -> Void)? = nil) throws {
+    /// the answer leaves. `onConnected` runs once on the socket's loop: nil when SRTP is keyed, the failure otherwise.
+    func connect(answer sdp: String, onConnected: (@Sendable (String?) -> Void)? = nil) throws {
         let answer = try SessionDescription(parsing: sdp)
         let remote = try TransportDescription(remote: answer)
         if let opus = try? AudioSessionDescription.opusPayloadType(in: answer) { audioPayloadType.store(Int(opus), ordering: .relaxed) }
@@ -117,17 +117,17 @@ final class WebRTCVideoBot: ChimeBotMedia {
         return description.serialized
     }
 
-    private func attach(_ configuration: PeerConnectionConfiguration, onConnected: (@Sendable (Bool) -> Void)? = nil) throws {
+    private func attach(_ configuration: PeerConnectionConfiguration, onConnected: (@Sendable (String?) -> Void)? = nil) throws {
         let connection = try PeerConnection(configuration: configuration)
         socket.attach(connection) { [self] event in
             switch event {
             case .iceConnected: state.store(max(1, state.load(ordering: .relaxed)), ordering: .relaxed)
             case .connected:
                 state.store(2, ordering: .relaxed)
-                onConnected?(true)
-            case .failed:
+                onConnected?(nil)
+            case .failed(let failure):
                 state.store(3, ordering: .relaxed)
-                onConnected?(false)
+                onConnected?("\(failure)")
             case .rtp(let packet):
                 guard Int(packet.payloadType) != audioPayloadType.load(ordering: .relaxed) else { return }
                 received.withLock { counts in
@@ -139,6 +139,9 @@ final class WebRTCVideoBot: ChimeBotMedia {
             }
         }
     }
+
+    /// How far the connection got: `new`, `ICE up`, `DTLS up` or `failed`.
+    var connectionPhase: String { ["new", "ICE up", "DTLS up", "failed"][state.load(ordering: .relaxed)] }
 
     /// Waits until DTLS is up (SRTP keyed).
     func waitUntilConnected(timeout: Duration = .seconds(20)) async throws {
