@@ -15,15 +15,19 @@ SECRET_ACCESS_KEY = "interop-secret-key-0123456789abcdefghijkl"
 
 
 class RunningServer:
-    def __init__(self, process, endpoint, data_dir, metrics=None):
+    def __init__(self, process, endpoint, data_dir, metrics=None, media=None):
         self.process = process
         self.endpoint = endpoint
         self.data_dir = data_dir
         self.metrics = metrics
+        # The media host:port the server advertises (AudioHostUrl).
+        self.media = media
         self.output = []
 
 
-def start_server(data_dir, port=0, extra=(), media_port=40000):
+# Media port 0 by default: the kernel picks a free one. A fixed port inside the ephemeral range (32768-60999 on
+# Debian) can be held by any client socket of the moment, and the server then refuses to start.
+def start_server(data_dir, port=0, extra=(), media_port=0):
     binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
     env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY)
     process = subprocess.Popen(
@@ -42,7 +46,9 @@ def start_server(data_dir, port=0, extra=(), media_port=40000):
         match = re.search(r"carillon ready endpoint=(\S+)", line)
         if match:
             metrics = re.search(r"operations=(\S+)", line)
-            server = RunningServer(process, match.group(1), data_dir, metrics.group(1) if metrics else None)
+            media = re.search(r"media=(\S+)", line)
+            server = RunningServer(process, match.group(1), data_dir, metrics.group(1) if metrics else None,
+                                   media.group(1) if media else None)
             server.output = lines
             # Keep draining the pipe so the server never blocks on a full stdout.
             threading.Thread(target=lambda: [server.output.append(l) for l in process.stdout], daemon=True).start()

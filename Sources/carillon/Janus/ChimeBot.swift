@@ -111,7 +111,8 @@ final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
         }
     }
 
-    /// Leaves (LEAVE, LEAVE_ACK), waiting up to `timeout`, then closes the bot's media.
+    /// Leaves (LEAVE, LEAVE_ACK), waiting up to `timeout`, then closes the signaling socket; the caller closes the
+    /// bot (its media), which may outlive the session.
     func leave(timeout: Duration = .seconds(10)) async {
         try? await eventLoop.submit { self.apply { $0.stop(now: $1) } }.get()
         let deadline = ContinuousClock.now + timeout
@@ -214,6 +215,7 @@ final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
         case .tlsFailed(let reason):
             socket = nil
             fail("signaling TLS failed: \(reason)")
+            apply { $0.socketFailedTLS(now: $1) }
         }
     }
 
