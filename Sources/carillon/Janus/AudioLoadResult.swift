@@ -10,10 +10,15 @@ struct AudioLoadResult: Sendable {
     let serverCPU: Double
     /// This process's CPU (the bots), fraction of one core.
     let loadCPU: Double
-    /// Each listener's packets received over packets expected (50 a second), sorted ascending.
-    let deliveries: [Double]
+    /// Packets each listener received in the window, in the order `counts` gave them.
+    let received: [Int]
+    /// Packets a listener should have received in the window (50 a second).
+    let expectedPackets: Double
+
+    /// Each listener's packets received over packets expected, sorted ascending.
+    var deliveries: [Double] { received.map { min(1, Double($0) / expectedPackets) }.sorted() }
     /// Listeners whose delivery was counted.
-    let listeners: Int
+    var listeners: Int { received.count }
 
     /// Waits 2 s (warm-up), then measures for `seconds`: CPU of `serverPID` and of this process from `/proc`,
     /// and `counts` (packets received per listener) before and after.
@@ -28,9 +33,8 @@ struct AudioLoadResult: Sendable {
         let server = ((ProcessCPUTime.seconds(pid: serverPID) ?? 0) - serverStart) / wall
         let load = ((ProcessCPUTime.seconds() ?? 0) - selfStart) / wall
         let after = counts()
-        let expected = 50 * wall
-        let deliveries = zip(after, before).map { min(1, Double($0 - $1) / expected) }.sorted()
-        return AudioLoadResult(serverCPU: server, loadCPU: load, deliveries: deliveries, listeners: before.count)
+        return AudioLoadResult(serverCPU: server, loadCPU: load, received: zip(after, before).map { $0 - $1 },
+                               expectedPackets: 50 * wall)
     }
 
     /// Delivery to the worst listener.

@@ -130,12 +130,6 @@ extension BenchCommand {
             defer { child.stop() }
             let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-janus-side-by-side")
             var bots: [ChimeBot<WebRTCAudioBot>] = []
-            func leave(timeout: Duration) async {
-                for bot in bots {
-                    await bot.leave(timeout: timeout)
-                    await bot.bot.close()
-                }
-            }
             do {
                 for index in 0..<size {
                     let loop = group.next()
@@ -150,25 +144,21 @@ extension BenchCommand {
                     let sending: WebRTCAudioBot.Sending = index < talkers ? .talking : (listeners == "muted" ? .muted : .dtx)
                     bot.bot.startSending(sending, audio: audio, phase: .microseconds(Int64(index * 20_000 / size)))
                 }
-                var before: [Int] = []
                 let result = try await AudioLoadResult.measure(serverPID: child.pid, seconds: seconds) {
-                    let counts = bots.dropFirst(talkers).map(\.bot.receivedPackets)
-                    if before.isEmpty { before = counts }
-                    return counts
+                    bots.dropFirst(talkers).map(\.bot.receivedPackets)
                 }
                 // A listener the server did not serve is named, with its session's state: a figure alone hides why.
-                let after = bots.dropFirst(talkers).map(\.bot.receivedPackets)
                 for (index, bot) in bots.dropFirst(talkers).enumerated()
-                where Double(after[index] - before[index]) < 0.99 * 50 * Double(seconds) {
+                where Double(result.received[index]) < 0.99 * result.expectedPackets {
                     let counters = await bot.bot.statistics().map {
                         "RTP in \($0.rtpPacketsReceived), RTCP in \($0.rtcpPacketsReceived), RTP out \($0.rtpPacketsSent), RTCP out \($0.rtcpPacketsSent), dropped \($0.datagramsDropped)"
                     } ?? "no connection"
-                    StandardOutput.line("carillon \(size) attendees: listener attendee-\(index + talkers) received \(after[index] - before[index]) packets in the window; its session: \(bot.state); its connection (\(bot.bot.transport.candidates.first.map { "\($0.address):\($0.port)" } ?? "?")): \(counters)")
+                    StandardOutput.line("carillon \(size) attendees: listener attendee-\(index + talkers) received \(result.received[index]) packets in the window; its session: \(bot.state); its connection (\(bot.bot.transport.candidates.first.map { "\($0.address):\($0.port)" } ?? "?")): \(counters)")
                 }
-                await leave(timeout: .seconds(10))
+                for bot in bots { await bot.leave() }
                 return result
             } catch {
-                await leave(timeout: .seconds(1))
+                for bot in bots { await bot.leave(timeout: .seconds(1)) }
                 throw error
             }
         }

@@ -80,10 +80,8 @@ extension BenchCommand {
             try await Task.sleep(for: .seconds(seconds + 1))
             let packets = listener.bot.receivedPackets
             let dominant = listener.bot.dominantFrequency(of: Self.candidates)
-            for bot in [talker, listener] {
-                await bot.leave()
-                await bot.bot.close()
-            }
+            await talker.leave()
+            await listener.leave()
             StandardOutput.line("carillon \(CarillonVersion.current): listener received \(packets) packets; dominant frequency \(dominant.map { String(Int($0)) } ?? "none") Hz")
         }
     }

@@ -142,12 +142,6 @@ extension BenchCommand {
             defer { child.stop() }
             let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-janus-video")
             var sessions: [ChimeBot<WebRTCVideoBot>] = []
-            func leave(timeout: Duration) async {
-                for session in sessions {
-                    await session.leave(timeout: timeout)
-                    await session.bot.close()
-                }
-            }
             do {
                 var publishers: [WebRTCVideoBot] = []
                 for index in 0..<senders {
@@ -173,10 +167,10 @@ extension BenchCommand {
                 }
                 let result = try await Self.measure(publishers: publishers, subscribers: subscribers, serverPID: child.pid,
                                                     seconds: seconds)
-                await leave(timeout: .seconds(10))
+                for session in sessions { await session.leave() }
                 return result
             } catch {
-                await leave(timeout: .seconds(1))
+                for session in sessions { await session.leave(timeout: .seconds(1)) }
                 throw error
             }
         }

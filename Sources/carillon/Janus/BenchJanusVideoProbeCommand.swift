@@ -74,10 +74,8 @@ extension BenchCommand {
                                                      role: .init(receivesVideo: true), on: loop)
             try await subscriber.waitUntilStarted()
             let line = try await Self.count(publisher: publisher.bot, subscriber: subscriber.bot, seconds: seconds)
-            for session in [publisher, subscriber] {
-                await session.leave()
-                await session.bot.close()
-            }
+            await publisher.leave()
+            await subscriber.leave()
             StandardOutput.line("carillon \(CarillonVersion.current): " + line)
         }
 

@@ -111,8 +111,7 @@ final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
         }
     }
 
-    /// Leaves (LEAVE, LEAVE_ACK), waiting up to `timeout`, then closes the signaling socket; the caller closes the
-    /// bot (its media), which may outlive the session.
+    /// Leaves (LEAVE, LEAVE_ACK), waiting up to `timeout`, then closes the signaling socket and the bot's media.
     func leave(timeout: Duration = .seconds(10)) async {
         try? await eventLoop.submit { self.apply { $0.stop(now: $1) } }.get()
         let deadline = ContinuousClock.now + timeout
@@ -126,6 +125,7 @@ final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
             self.socket?.close()
             self.socket = nil
         }.get()
+        await bot.close()
     }
 
     // MARK: On the loop

@@ -14,4 +14,6 @@ protocol ChimeBotMedia: Sendable {
     func connect(answer sdp: String, onConnected: (@Sendable (String?) -> Void)?) throws
     /// How far the connection got: `new`, `ICE up`, `DTLS up` or `failed`.
     var connectionPhase: String { get }
+    /// Stops sending and closes DTLS and the socket.
+    func close() async
 }

@@ -38,7 +38,7 @@ final class WebRTCAudioBot: ChimeBotMedia {
     private let socket: PeerConnectionSocket
     private let certificate: DTLSCertificate
     private let received = Atomic<Int>(0)
-    private let state = Atomic<Int>(0) // 0 new, 1 ICE up, 2 DTLS up, 3 failed
+    private let state = BotConnectionState()
     private let decoder: Mutex<ToneListener?>
     /// Whether ``decoder`` holds a listener: the others take no lock per packet.
     private let decodes: Bool
@@ -71,13 +71,7 @@ final class WebRTCAudioBot: ChimeBotMedia {
         let connection = try PeerConnection(configuration: configuration)
         socket.attach(connection) { [self] event in
             switch event {
-            case .iceConnected: state.store(max(1, state.load(ordering: .relaxed)), ordering: .relaxed)
-            case .connected:
-                state.store(2, ordering: .relaxed)
-                onConnected?(nil)
-            case .failed(let failure):
-                state.store(3, ordering: .relaxed)
-                onConnected?("\(failure)")
+            case .iceConnected, .connected, .failed: state.update(event, onConnected: onConnected)
             case .rtp(let packet):
                 received.add(1, ordering: .relaxed)
                 if decodes { decoder.withLock { $0?.add(packet.payload) } }
@@ -87,16 +81,11 @@ final class WebRTCAudioBot: ChimeBotMedia {
     }
 
     /// How far the connection got: `new`, `ICE up`, `DTLS up` or `failed`.
-    var connectionPhase: String { ["new", "ICE up", "DTLS up", "failed"][state.load(ordering: .relaxed)] }
+    var connectionPhase: String { state.name }
 
     /// Waits until DTLS is up (SRTP keyed).
     func waitUntilConnected(timeout: Duration = .seconds(20)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while state.load(ordering: .relaxed) != 2 {
-            guard state.load(ordering: .relaxed) != 3 else { throw BenchTimeout(what: "a connection that failed (ICE or DTLS)") }
-            guard ContinuousClock.now < deadline else { throw BenchTimeout(what: "ICE and DTLS with the server") }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await state.waitUntilConnected(timeout: timeout)
     }
 
     /// Starts sending on the socket's loop, first packet after `phase` (spreads the bots' timers). A talker's timer

@@ -34,7 +34,7 @@ final class WebRTCVideoBot: ChimeBotMedia {
     /// The camera's SSRC (the one the bot sends on) and an RTX SSRC the Chime offer declares (never sent on).
     var videoSSRCs: (media: UInt32, rtx: UInt32) { (ssrc, rtxSSRC) }
     private let rtxSSRC = UInt32.random(in: 1...UInt32.max)
-    private let state = Atomic<Int>(0) // 0 new, 1 ICE up, 2 DTLS up, 3 failed
+    private let state = BotConnectionState()
     private let sent = Atomic<Int>(0)
     private let framesSent = Atomic<Int>(0)
     private let received = Mutex<[UInt32: Received]>([:])
@@ -121,13 +121,7 @@ final class WebRTCVideoBot: ChimeBotMedia {
         let connection = try PeerConnection(configuration: configuration)
         socket.attach(connection) { [self] event in
             switch event {
-            case .iceConnected: state.store(max(1, state.load(ordering: .relaxed)), ordering: .relaxed)
-            case .connected:
-                state.store(2, ordering: .relaxed)
-                onConnected?(nil)
-            case .failed(let failure):
-                state.store(3, ordering: .relaxed)
-                onConnected?("\(failure)")
+            case .iceConnected, .connected, .failed: state.update(event, onConnected: onConnected)
             case .rtp(let packet):
                 guard Int(packet.payloadType) != audioPayloadType.load(ordering: .relaxed) else { return }
                 received.withLock { counts in
@@ -141,16 +135,11 @@ final class WebRTCVideoBot: ChimeBotMedia {
     }
 
     /// How far the connection got: `new`, `ICE up`, `DTLS up` or `failed`.
-    var connectionPhase: String { ["new", "ICE up", "DTLS up", "failed"][state.load(ordering: .relaxed)] }
+    var connectionPhase: String { state.name }
 
     /// Waits until DTLS is up (SRTP keyed).
     func waitUntilConnected(timeout: Duration = .seconds(20)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while state.load(ordering: .relaxed) != 2 {
-            guard state.load(ordering: .relaxed) != 3 else { throw BenchTimeout(what: "a connection that failed (ICE or DTLS)") }
-            guard ContinuousClock.now < deadline else { throw BenchTimeout(what: "ICE and DTLS with the server") }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await state.waitUntilConnected(timeout: timeout)
     }
 
     /// A publisher starts sending `video` on the socket's loop, first frame after `phase`: each frame packetized
