@@ -216,6 +216,41 @@ import Testing
         #expect(pair.statistics?.framesReceived == 10)
     }
 
+    /// A source's tile lives as long as the source: a subscription moved to another of its layers on the same m-line,
+    /// or onto another SSRC, keeps the video, its id and its counters; only a source no track carries ends.
+    @Test func anotherLayerOrSSRCOfTheSameSourceKeepsTheVideo() throws {
+        let pair = try Pair()
+        let videoId = Self.videoId
+        var track = SessionVideoCore.ReceiveTrack(mid: "1", streamId: 7, groupId: UInt32(videoId), attendeeId: "alice",
+                                                  ssrc: Self.mediaSSRC, rtxSSRC: Self.mediaSSRC + 1, payloadType: 96,
+                                                  rtxPayloadType: 97)
+        #expect(pair.receiver.configure(send: nil, receive: [track], reportSSRC: 2, now: pair.now).isEmpty)
+        pair.setDecoded(true)
+        pair.run(frames: 10)
+        // The sender's layers changed: the subscription is now stream 8 of the same source, on the same SSRC.
+        track.streamId = 8
+        #expect(pair.receiver.configure(send: nil, receive: [track], reportSSRC: 2, now: pair.now).isEmpty)
+        pair.run(frames: 5)
+        #expect(pair.receiver.framesDecoded == [videoId: 15])
+        // The same source on another SSRC: the video continues there with its counters and nothing ends.
+        let moved = Self.mediaSSRC + 0x100
+        track.ssrc = moved
+        track.rtxSSRC = moved + 1
+        #expect(pair.receiver.configure(send: nil, receive: [track], reportSSRC: 2, now: pair.now).isEmpty)
+        _ = pair.sender.configure(send: .init(ssrc: moved, rtxSSRC: moved + 1, payloadType: 96, rtxPayloadType: 97,
+                                              transportCCExtensionId: nil, cname: "sender", maximumBitrate: 0,
+                                              screenContent: false),
+                                  receive: [], reportSSRC: 1, now: pair.now)
+        pair.run(frames: 5)
+        #expect(pair.receiver.framesDecoded == [videoId: 20])
+        #expect(pair.statistics?.framesReceived == 20)
+        #expect(!pair.received.contains { if case .remoteVideoFrame(nil, _, _, _) = $0 { true } else { false } })
+        // Gone from the tracks: the video ends, once, under the source's id.
+        let ended = pair.receiver.configure(send: nil, receive: [], reportSSRC: 2, now: pair.now)
+        #expect(ended.count == 1)
+        #expect(ended.contains { if case .remoteVideoFrame(nil, _, videoId, "alice") = $0 { true } else { false } })
+    }
+
     @Test func anUndecodedVideoAnnouncesAKeyFrameOfANewSize() throws {
         let pair = try Pair()
         pair.run(frames: 3)

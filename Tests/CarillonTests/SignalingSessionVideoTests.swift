@@ -92,7 +92,7 @@ import Testing
         }, now: start)
         let applied = answered.compactMap { if case .applyAnswer(let sdp, let video) = $0 { (sdp, video) } else { nil } }
         #expect(applied.count == 1 && applied[0].0 == "answer 2")
-        #expect(applied[0].1.tracks == [SessionVideoNegotiation.Track(mid: "3", streamId: 6, ssrc: 42, attendeeId: "b")])
+        #expect(applied[0].1.tracks == [SessionVideoNegotiation.Track(mid: "3", streamId: 6, groupId: 4, ssrc: 42, attendeeId: "b")])
         // Then the pending change: a's slot is freed and reused for c; b keeps its m-line.
         #expect(plans(answered) == [SessionMediaPlan(sendsVideo: false, receiveSlots: [9, 6])])
         #expect(core.mediaPlan.receiveSlots == [7, 6])
@@ -168,16 +168,45 @@ import Testing
         #expect(core.isInMeeting)
     }
 
-    @Test func pauseAndResumeNameTheStream() throws {
-        var core = joined(sources: [source("a", stream: 3, group: 1)])
-        #expect(core.setRemoteVideoPaused(true, streamId: 3, now: start).isEmpty)
+    @Test func aSourceWhoseBestLayerChangesKeepsItsSlotAndItsGroup() throws {
+        // Two participants: a sends one unscaled layer (stream 7); a third joins and a sends low + hi (3 and 8).
+        var core = joined(sources: [source("a", stream: 7, group: 1, kbps: 1_200), source("b", stream: 6, group: 4)])
+        let start = self.start
         _ = core.setReceivingVideo(true, now: start)
         _ = core.mediaOfferReady("offer", now: start)
         _ = core.received(frame(.subscribeAck) { $0.suback.sdpAnswer = "answer" }, now: start)
-        let paused = core.setRemoteVideoPaused(true, streamId: 3, now: start)
+        #expect(core.mediaPlan.receiveSlots == [7, 6])
+        let changed = core.received(index([source("a", stream: 3, group: 1, kbps: 300), source("a", stream: 8, group: 1, kbps: 1_200),
+                                           source("b", stream: 6, group: 4)]), now: start)
+        // The new best layer of group 1 takes the m-line of the old one: the same mid, SSRC and video.
+        #expect(plans(changed) == [SessionMediaPlan(sendsVideo: false, receiveSlots: [8, 6])])
+        _ = core.mediaOfferReady("offer 2", now: start)
+        let answered = core.received(frame(.subscribeAck) {
+            $0.suback.sdpAnswer = "answer 2"
+            var track = SdkTrackMapping()
+            track.streamID = 8
+            track.ssrc = 42
+            track.trackLabel = "v_2"
+            $0.suback.tracks = [track]
+        }, now: start)
+        let applied = answered.compactMap { if case .applyAnswer(_, let video) = $0 { video } else { nil } }
+        #expect(applied.map(\.tracks) == [[SessionVideoNegotiation.Track(mid: "2", streamId: 8, groupId: 1, ssrc: 42, attendeeId: "a")]])
+        // A pause of the source names the stream now received.
+        let paused = core.setRemoteVideoPaused(true, groupId: 1, now: start)
+        #expect(paused.compactMap { if case .send(let frame) = $0 { frame.pause.streamIds } else { nil } } == [[UInt32(8)]])
+    }
+
+    @Test func pauseAndResumeNameTheStreamReceivedOfTheSource() throws {
+        var core = joined(sources: [source("a", stream: 3, group: 1)])
+        #expect(core.setRemoteVideoPaused(true, groupId: 1, now: start).isEmpty)
+        _ = core.setReceivingVideo(true, now: start)
+        _ = core.mediaOfferReady("offer", now: start)
+        _ = core.received(frame(.subscribeAck) { $0.suback.sdpAnswer = "answer" }, now: start)
+        #expect(core.setRemoteVideoPaused(true, groupId: 3, now: start).isEmpty)
+        let paused = core.setRemoteVideoPaused(true, groupId: 1, now: start)
         let sent = paused.compactMap { if case .send(let frame) = $0 { frame } else { nil } }
         #expect(sent.map(\.type) == [.pause] && sent.first?.pause.streamIds == [3])
-        let resumed = core.setRemoteVideoPaused(false, streamId: 3, now: start)
+        let resumed = core.setRemoteVideoPaused(false, groupId: 1, now: start)
         let types: [SdkSignalFrame.TypeEnum] = resumed.compactMap { action in
             guard case .send(let frame) = action else { return nil }
             return frame.type

@@ -60,6 +60,8 @@ final class VirtualMeeting {
         var receivedFrames: [(attendeeId: String, counter: Int?, color: VideoTestPattern.Color?, at: NIODeadline)] = []
         /// Remote videos that ended (nil frames), by attendee.
         var endedVideos: [String] = []
+        /// The video ids (tile ids) each remote attendee's frames and announcements came under, in order of first use.
+        var videoIds: [String: [Int]] = [:]
         /// Remote videos the server reported stopped at their sender (`pausedForPoorConnection`), by attendee.
         var pausedVideos: [(attendeeId: String, at: NIODeadline)] = []
         /// The camera stops giving pictures while this is set (the session keeps sending: a stalled source).
@@ -74,6 +76,7 @@ final class VirtualMeeting {
         var serverEstimates: [(kbps: UInt32, at: NIODeadline)] = []
 
         func receivedVideo(_ image: I420Image?, videoId: Int, from attendeeId: String, at time: NIODeadline) {
+            noteVideoId(videoId, of: attendeeId)
             guard let image else {
                 endedVideos.append(attendeeId)
                 return
@@ -81,6 +84,10 @@ final class VirtualMeeting {
             let reading = VideoPatternReading(image)
             receivedSizes.append((image.width, image.height))
             receivedFrames.append((attendeeId, reading.counter, reading.nearestColor(in: VideoTestPattern.Color.palette, tolerance: 40), time))
+        }
+
+        func noteVideoId(_ videoId: Int, of attendeeId: String) {
+            if videoIds[attendeeId]?.contains(videoId) != true { videoIds[attendeeId, default: []].append(videoId) }
         }
 
         init(name: String, index: Int, frequency: Double?, conditions: LinkConditions, seed: UInt64) throws {
@@ -171,6 +178,11 @@ final class VirtualMeeting {
             }
         }
         if receive { client(attendee) { $0.setReceivingVideo(true, now: $1) } }
+    }
+
+    /// Ends an attendee's session (`audioVideo.stop()`): LEAVE, then its media and socket close.
+    func leave(_ attendee: Attendee) {
+        client(attendee) { $0.stop(now: $1) }
     }
 
     /// Stops an attendee's camera (`stopLocalVideo`): the session renegotiates without sending video.
@@ -385,7 +397,7 @@ final class VirtualMeeting {
         }
         let tracks = video.tracks.compactMap { track -> SessionVideoCore.ReceiveTrack? in
             guard let line = answer.videoReceive.first(where: { $0.mid == track.mid }) else { return nil }
-            return .init(mid: track.mid, streamId: track.streamId, attendeeId: track.attendeeId, ssrc: line.ssrc,
+            return .init(mid: track.mid, streamId: track.streamId, groupId: track.groupId, attendeeId: track.attendeeId, ssrc: line.ssrc,
                          rtxSSRC: line.rtxSSRC, payloadType: line.payloadType, rtxPayloadType: line.rtxPayloadType,
                 transportCCExtensionId: line.transportCCExtensionId)
         }
@@ -402,7 +414,8 @@ final class VirtualMeeting {
                 attendee.up.send(datagram, now: now)
             case .remoteVideoFrame(let image, _, let videoId, let attendeeId):
                 attendee.receivedVideo(image, videoId: videoId, from: attendeeId, at: now)
-            case .remoteVideoArrived(_, _, _, let videoId, _):
+            case .remoteVideoArrived(_, _, _, let videoId, let attendeeId):
+                attendee.noteVideoId(videoId, of: attendeeId)
                 // What an app does when the tile appears: binds a view, so the video is decoded from then on.
                 clientVideo(attendee, attendee.video.setDecoded(true, videoId: videoId, now: now))
             case .remoteVideoPausedAtSource(_, let attendeeId):

@@ -454,7 +454,7 @@ final class SessionEngine: @unchecked Sendable {
         let tracks = video.tracks.compactMap { track -> SessionVideoCore.ReceiveTrack? in
             guard let line = answer.videoReceive.first(where: { $0.mid == track.mid }) else { return nil }
             return SessionVideoCore.ReceiveTrack(
-                mid: track.mid, streamId: track.streamId, attendeeId: track.attendeeId, ssrc: line.ssrc,
+                mid: track.mid, streamId: track.streamId, groupId: track.groupId, attendeeId: track.attendeeId, ssrc: line.ssrc,
                 rtxSSRC: line.rtxSSRC, payloadType: line.payloadType, rtxPayloadType: line.rtxPayloadType,
                 transportCCExtensionId: line.transportCCExtensionId)
         }
@@ -714,8 +714,8 @@ extension SessionEngine: SessionVideoControl {
     }
 
     func setRemoteVideoPaused(_ paused: Bool, videoId: Int) {
-        guard let streamId = UInt32(exactly: videoId) else { return }
-        eventLoop.execute { self.apply { $0.setRemoteVideoPaused(paused, streamId: streamId, now: $1) } }
+        guard let groupId = UInt32(exactly: videoId) else { return }
+        eventLoop.execute { self.apply { $0.setRemoteVideoPaused(paused, groupId: groupId, now: $1) } }
     }
 
     func setRemoteVideoDecoded(_ decoded: Bool, videoId: Int) {

@@ -67,6 +67,8 @@ final class SessionVideoCore {
     struct ReceiveTrack: Sendable, Equatable {
         var mid: String
         var streamId: UInt32
+        /// The source (INDEX `group_id`) the stream is a layer of; 0 when unknown.
+        var groupId: UInt32 = 0
         var attendeeId: String
         var ssrc: UInt32
         var rtxSSRC: UInt32?
@@ -74,8 +76,10 @@ final class SessionVideoCore {
         var rtxPayloadType: UInt8?
         /// The transport-wide sequence number extension's id, when negotiated (feedback is sent about it).
         var transportCCExtensionId: UInt8? = nil
-        /// The tile id: the stream id, unique in the meeting and new for each publication.
-        var videoId: Int { Int(streamId) }
+        /// The tile id: the source's group id, unique in the meeting, new for each publication and the same for all
+        /// its layers, so a layer switch, a change of the sender's layers or a new SSRC keeps the tile (the stream
+        /// id when the group is unknown).
+        var videoId: Int { Int(groupId != 0 ? groupId : streamId) }
     }
 
     static let defaultMaximumBitrate = 1_400_000
@@ -251,6 +255,20 @@ final class SessionVideoCore {
         var reported = ReceiveCounters()
 
         init(track: ReceiveTrack) { self.track = track }
+
+        /// Takes over the counters and the size of `previous`, the same video on another SSRC, so its statistics
+        /// and its tile continue (the stream state starts anew: the new downlink begins with a key frame).
+        func continuing(_ previous: Receiver) {
+            framesDecoded = previous.framesDecoded
+            framesReceived = previous.framesReceived
+            bytesReceived = previous.bytesReceived
+            packetsReceived = previous.packetsReceived
+            nacksSent = previous.nacksSent
+            plisSent = previous.plisSent
+            lastSize = previous.lastSize
+            reported = previous.reported
+            announcePending = false
+        }
     }
 
     private var sender: Sender?
@@ -364,14 +382,23 @@ final class SessionVideoCore {
         }
         var effects: [SessionMediaEffect] = []
         let wanted = Dictionary(tracks.map { ($0.ssrc, $0) }, uniquingKeysWith: { first, _ in first })
-        for (ssrc, receiver) in receivers where wanted[ssrc]?.streamId != receiver.track.streamId {
+        let wantedVideos = Set(tracks.map(\.videoId))
+        // A track of the same video on the same SSRC keeps its receiver (another layer of the source); one that moved
+        // to another SSRC continues there; only a video no track carries any more ends.
+        var moved: [Int: Receiver] = [:]
+        for (ssrc, receiver) in receivers where wanted[ssrc]?.videoId != receiver.track.videoId {
             receivers[ssrc] = nil
-            effects.append(.remoteVideoFrame(nil, timestampNanoseconds: now.uptimeNanoseconds.toInt64,
-                                             videoId: receiver.track.videoId, attendeeId: receiver.track.attendeeId))
+            if wantedVideos.contains(receiver.track.videoId) {
+                moved[receiver.track.videoId] = receiver
+            } else {
+                effects.append(.remoteVideoFrame(nil, timestampNanoseconds: now.uptimeNanoseconds.toInt64,
+                                                 videoId: receiver.track.videoId, attendeeId: receiver.track.attendeeId))
+            }
         }
         for track in tracks {
             if receivers[track.ssrc] == nil {
                 let receiver = Receiver(track: track)
+                if let previous = moved.removeValue(forKey: track.videoId) { receiver.continuing(previous) }
                 receiver.decoding = decodedVideoIds.contains(track.videoId)
                 receivers[track.ssrc] = receiver
                 if pausedAtSource.contains(track.streamId) {

@@ -4,6 +4,9 @@ package struct SessionVideoNegotiation: Sendable, Equatable {
     struct Track: Sendable, Equatable {
         var mid: String
         var streamId: UInt32
+        /// The source (INDEX `group_id`) the stream is a layer of: the video's id, kept while the server switches
+        /// layers or the subscription moves to another layer of the same source.
+        var groupId: UInt32
         /// The SSRC the server declared for it.
         var ssrc: UInt32
         /// Whose stream it is (from the INDEX the SUBSCRIBE was made with).

@@ -124,6 +124,10 @@ package struct SignalingSessionCore: Sendable {
     private var wantsToReceiveVideo = false
     /// The newest INDEX's sources.
     private(set) var videoSources: [SdkStreamDescriptor] = []
+    /// The source and owner of every stream of the newest INDEX and of every stream a receive m-line of the applied or
+    /// offered plan carries (a layer the sender turned off leaves INDEX while its m-line still carries it): a new
+    /// layer of the same source takes over its m-line, and its video keeps its id.
+    private var streamOwners: [UInt32: (groupId: UInt32, attendeeId: String)] = [:]
     private var atCapacity = false
     /// The plan of the media connection's last applied answer.
     private(set) var mediaPlan = SessionMediaPlan()
@@ -617,17 +621,20 @@ package struct SignalingSessionCore: Sendable {
         return [.setVideoPausedAtSource(paused)]
     }
 
-    /// PAUSE or RESUME one received stream (C→S); nothing when not in the meeting or not receiving that stream.
-    func setRemoteVideoPaused(_ paused: Bool, streamId: UInt32, now: SessionTime) -> [SessionAction] {
-        guard phase == .inMeeting, mediaPlan.receiveSlots.contains(streamId) else { return [] }
+    /// PAUSE or RESUME the stream received of source `groupId` (C→S, by stream id); nothing when not in the meeting or
+    /// not receiving that source.
+    func setRemoteVideoPaused(_ paused: Bool, groupId: UInt32, now: SessionTime) -> [SessionAction] {
+        guard phase == .inMeeting,
+              let streamId = mediaPlan.receiveSlots.first(where: { $0 != 0 && streamOwners[$0]?.groupId == groupId })
+        else { return [] }
         var frame = Self.frame(paused ? .pause : .resume, now)
         frame.pause.streamIds = [streamId]
         return [.send(frame)]
     }
 
-    /// The attendee a stream of the newest INDEX belongs to.
+    /// The attendee a stream of the newest INDEX (or of a receive m-line) belongs to.
     func attendeeId(ofStream streamId: UInt32) -> String? {
-        videoSources.first { $0.streamID == streamId }?.attendeeID
+        streamOwners[streamId]?.attendeeId
     }
 
     /// Takes a new INDEX: the sources, and the app's news about who has video and whether it may send.
@@ -637,6 +644,12 @@ package struct SignalingSessionCore: Sendable {
             $0.mediaType == .video && $0.attendeeID != credentials.attendeeId
                 && $0.attendeeID != credentials.attendeeId + "#content"
         }
+        var owners: [UInt32: (groupId: UInt32, attendeeId: String)] = [:]
+        for streamId in mediaPlan.receiveSlots + (offeredPlan?.receiveSlots ?? []) where streamId != 0 {
+            owners[streamId] = streamOwners[streamId]
+        }
+        for source in videoSources { owners[source.streamID] = (source.groupID, source.attendeeID) }
+        streamOwners = owners
         var actions: [SessionAction] = []
         let attendees = Set(videoSources.map(\.attendeeID))
         let available = attendees.subtracting(availableVideoAttendees).sorted()
@@ -681,7 +694,21 @@ package struct SignalingSessionCore: Sendable {
             let cameras = best.filter { !$0.attendeeID.hasSuffix("#content") }.map(\.streamID).prefix(25)
             wanted = wantsToReceiveVideo ? content + cameras : []
         }
-        var slots = current.receiveSlots.map { wanted.contains($0) ? $0 : 0 }
+        // A slot whose stream is no longer wanted takes the wanted stream of the same source (the sender changed its
+        // layers): the m-line, its SSRC and the video's id stay.
+        let wantedOfGroup = Dictionary(best.filter { wanted.contains($0.streamID) }.map { ($0.groupID, $0.streamID) },
+                                       uniquingKeysWith: { first, _ in first })
+        var slots: [UInt32] = []
+        for streamId in current.receiveSlots {
+            if wanted.contains(streamId) || streamId == 0 {
+                slots.append(streamId)
+            } else if let group = streamOwners[streamId]?.groupId, let successor = wantedOfGroup[group],
+                      !current.receiveSlots.contains(successor), !slots.contains(successor) {
+                slots.append(successor)
+            } else {
+                slots.append(0)
+            }
+        }
         for streamId in wanted where !slots.contains(streamId) {
             if let empty = slots.firstIndex(of: 0) { slots[empty] = streamId } else { slots.append(streamId) }
         }
@@ -718,8 +745,9 @@ package struct SignalingSessionCore: Sendable {
         let tracks = frame.suback.tracks.compactMap { track -> SessionVideoNegotiation.Track? in
             guard track.streamID != 0, track.trackLabel.hasPrefix("v_") else { return nil }
             let mid = String(track.trackLabel.dropFirst(2))
-            return SessionVideoNegotiation.Track(mid: mid, streamId: track.streamID, ssrc: track.ssrc,
-                                                 attendeeId: attendeeId(ofStream: track.streamID) ?? "")
+            let owner = streamOwners[track.streamID]
+            return SessionVideoNegotiation.Track(mid: mid, streamId: track.streamID, groupId: owner?.groupId ?? 0,
+                                                 ssrc: track.ssrc, attendeeId: owner?.attendeeId ?? "")
         }
         let refused = frame.hasError && frame.error.status == 206
         return SessionVideoNegotiation(plan: plan, tracks: tracks, sendingRefused: refused,
