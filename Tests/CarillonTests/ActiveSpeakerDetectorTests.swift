@@ -108,16 +108,45 @@ import Testing
         let policy = RecordingPolicy()
         _ = detector.addObserver(policy: policy, observer: Observer("one", scoresEveryMs: 1200), at: at(0))
         #expect(seen(detector.volumeDidChange(volume(alice, .high), at: at(0))) == [.detect("one", ["alice"])])
+        // She stops at once: 0.09.
+        #expect(seen(detector.volumeDidChange(volume(alice, .notSpeaking), at: at(0))) == [])
         #expect(detector.nextDeadline == at(200))
         // Ticks every 200 ms; Alice is idle for more than 1000 ms first at 1200, then (her score changed) at 2400.
-        #expect(run(&detector, until: at(2400)) == [.scores("one", ["alice": 0.09]), .scores("one", ["alice": 0.081])])
-        #expect(policy.calls.count == 3)
+        #expect(run(&detector, until: at(2400)) == [.scores("one", ["alice": 0.081]), .scores("one", ["alice": 0.0729])])
+        #expect(policy.calls.count == 4)
         #expect(policy.calls.dropFirst().allSatisfy { $0.0 == "alice" && $0.1 == .notSpeaking })
-        // 0.1 · 0.9²¹ ≈ 0.0109 at 25 200 is still active; 0.1 · 0.9²² ≈ 0.0098 at 26 400 is not.
-        let events = run(&detector, until: at(26_400))
+        // 0.09 · 0.9²⁰ ≈ 0.0109 at 24 000 is still active; 0.09 · 0.9²¹ ≈ 0.0098 at 25 200 is not.
+        let events = run(&detector, until: at(25_200))
         #expect(events.filter { if case .detect = $0 { true } else { false } } == [.detect("one", [])])
         #expect(Array(events.suffix(2)) == [.detect("one", []), .scores("one", ["alice": 0])])
         #expect(policy.calls.count == 23)
+    }
+
+    @Test func anUnchangedSpeakingLevelKeepsCountingAsSpeech() {
+        var detector = ActiveSpeakerDetector(selfAttendeeId: "self")
+        let policy = RecordingPolicy()
+        _ = detector.addObserver(policy: policy, observer: Observer("one", scoresEveryMs: 1200), at: at(0))
+        // One update (the realtime layer reports only changes), then a steady level: re-scored with it, not as silence.
+        #expect(seen(detector.volumeDidChange(volume(alice, .medium), at: at(0))) == [.detect("one", ["alice"])])
+        #expect(run(&detector, until: at(3600)) == [
+            .scores("one", ["alice": 0.19]), .scores("one", ["alice": 0.271]), .scores("one", ["alice": 0.3439]),
+        ])
+        #expect(policy.calls.map(\.1) == [.medium, .medium, .medium, .medium])
+    }
+
+    @Test func threeEqualSteadyTalkersKeepTheirPlacesForAMinute() {
+        var detector = ActiveSpeakerDetector(selfAttendeeId: "self")
+        let observer = Observer("one", scoresEveryMs: 10_000)
+        _ = detector.addObserver(policy: DefaultActiveSpeakerPolicy(), observer: observer, at: at(0))
+        _ = detector.attendeesDidJoin([alice, bob, carol], at: at(0))
+        // Three tones of one level start together: one AUDIO_METADATA frame, then nothing changes.
+        #expect(seen(detector.volumeDidChange(volume(alice, .high) + volume(bob, .high) + volume(carol, .high), at: at(100))) == [
+            .detect("one", ["alice"]), .detect("one", ["alice", "bob"]), .detect("one", ["alice", "bob", "carol"]),
+        ])
+        // Each re-scoring lifts its attendee from 0 back to 0.1 and erodes the other two to 0: nobody leaves or enters.
+        let steady = ["alice": 0.1, "bob": 0.1, "carol": 0.1]
+        #expect(run(&detector, until: at(60_000)) == Array(repeating: .scores("one", steady), count: 6))
+        #expect(detector.activeSpeakers(for: observer).map(\.attendeeId) == ["alice", "bob", "carol"])
     }
 
     @Test func aMutedAttendeeIsReScoredAsMuted() {

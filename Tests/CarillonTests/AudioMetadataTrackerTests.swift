@@ -65,6 +65,37 @@ import Testing
         #expect(update.volumes.isEmpty)
     }
 
+    @Test func aReturnOrAReconnectReportsAnUnchangedLevelAgain() {
+        var tracker = AudioMetadataTracker()
+        var roster = roster()
+        #expect(levels(tracker.apply([state(2, volume: 10)], roster: roster).volumes) == ["a": .notSpeaking, "b": .high, "c": .notSpeaking])
+        // b leaves and comes back on a new stream between two frames: its same level is news to observers.
+        var gone = SdkAudioStreamIdInfo()
+        gone.audioStreamID = 2
+        _ = roster.apply([gone])
+        var back = SdkAudioStreamIdInfo()
+        back.audioStreamID = 5
+        back.attendeeID = "b"
+        back.externalUserID = "B"
+        _ = roster.apply([back])
+        #expect(levels(tracker.apply([state(5, volume: 10)], roster: roster).volumes) == ["b": .high])
+        #expect(tracker.apply([state(5, volume: 10)], roster: roster).volumes.isEmpty)
+        // This client joins again (a reconnect): everyone's level is reported once more, signal strengths too.
+        _ = tracker.apply([state(5, signal: 2)], roster: roster)
+        roster.expectFullRoster()
+        _ = roster.apply([("a", UInt32(1)), ("b", 5), ("c", 3)].map { id, stream in
+            var entry = SdkAudioStreamIdInfo()
+            entry.audioStreamID = stream
+            entry.attendeeID = id
+            entry.externalUserID = id.uppercased()
+            return entry
+        })
+        let again = tracker.apply([state(5, volume: 10, signal: 2)], roster: roster)
+        #expect(levels(again.volumes) == ["a": .notSpeaking, "b": .high, "c": .notSpeaking])
+        #expect(again.signals.count == 3)
+        #expect(tracker.apply([state(5, volume: 10, signal: 2)], roster: roster).volumes.isEmpty)
+    }
+
     @Test func mutedAttendeesReadMuted() {
         var tracker = AudioMetadataTracker()
         let update = tracker.apply([state(2, volume: 0)], roster: roster(muted: ["b"]))

@@ -7,10 +7,10 @@ import NIOCore
 /// delivers the returned ``Event``s in order on the callback queue.
 ///
 /// Mechanics (constants as in the Chime SDKs):
-/// * A volume update stamps the attendee's last activity, remembers whether it is muted, and scores it with each
+/// * A volume update stamps the attendee's last activity, remembers its level, and scores it with each
 ///   policy; a score that differs from the stored one is stored (also stamping the activity) and may change the list.
 /// * Every 200 ms (a grid per policy, starting when the policy is first registered) every attendee without activity
-///   for more than 1000 ms is re-scored with `.muted` if its last level was muted, else `.notSpeaking`.
+///   for more than 1000 ms is re-scored with its last level (see the second difference below).
 /// * A join adds the attendee with score 0; a leave or drop sets the score to 0, updates the list, then forgets the
 ///   attendee (it no longer appears in score maps).
 /// * The list is rebuilt only when the attendee whose score changed enters or leaves it (score > 0 versus
@@ -19,13 +19,23 @@ import NIOCore
 /// * Bandwidth priority: the local attendee heads some policy's list and that policy prioritises; changes are
 ///   reported as ``Event/bandwidthPriorityChanged(_:)``.
 ///
-/// Difference from the Chime SDK (deliberate): Chime keeps one score map and list for all observers, so observers
-/// with different policies overwrite each other's scores and a shared policy instance is stepped once per observer.
-/// Here each policy instance has its own scores and list, and is called once per update.
+/// Differences from the Chime SDK (deliberate):
+/// * Chime keeps one score map and list for all observers, so observers with different policies overwrite each
+///   other's scores and a shared policy instance is stepped once per observer. Here each policy instance has its own
+///   scores and list, and is called once per update.
+/// * Chime re-scores an idle attendee as silent (`.notSpeaking`, or `.muted`), whatever its last level. Volume updates
+///   come only when a level changes (`policies.md` §1.1), so Chime relies on levels that fluctuate all the time; a
+///   steady talker (a tone, a loud constant voice) gets one update and is then decayed as if silent, and each
+///   other talker's first update erodes it to 0 (`takeoverRate` 0.2 > the first score 0.1): three steady talkers
+///   collapse to the last one within about a second. Here the idle re-scoring uses the attendee's last level, so an
+///   unchanged speaking level keeps counting as speaking and equal steady talkers keep their places (each at 0.1,
+///   each re-scoring eroding the others, no list change). Silence still decays exactly as in Chime: the realtime
+///   layer reports the change to `.notSpeaking` (Carillon's server reports a level that stops within 200 ms), and
+///   from then on the timer decays the score by 0.9 about once a second.
 struct ActiveSpeakerDetector {
-    /// How often silent attendees are re-scored (`activityUpdateIntervalMs`).
+    /// How often idle attendees are re-scored (`activityUpdateIntervalMs`).
     static let activityUpdateInterval: TimeAmount = .milliseconds(200)
-    /// How long without activity before an attendee is re-scored as silent (`activityWaitIntervalMs`).
+    /// How long without activity before an attendee is re-scored with its last level (`activityWaitIntervalMs`).
     static let activityWaitInterval: TimeAmount = .milliseconds(1000)
 
     /// A callback to deliver.
@@ -55,8 +65,9 @@ struct ActiveSpeakerDetector {
     }
 
     private let selfAttendeeId: String
-    /// Known attendees and whether their last volume update said muted.
-    private var attendees: [AttendeeInfo: Bool] = [:]
+    /// Known attendees and their last volume level (`.notSpeaking` until the first update), which the idle
+    /// re-scoring repeats.
+    private var attendees: [AttendeeInfo: VolumeLevel] = [:]
     private var registrations: [String: Registration] = [:]
     private var registrationOrder: [String] = []
     private var states: [ObjectIdentifier: PolicyState] = [:]
@@ -137,7 +148,7 @@ struct ActiveSpeakerDetector {
     mutating func attendeesDidJoin(_ joined: [AttendeeInfo], at now: NIODeadline) -> [Event] {
         var events: [Event] = []
         for attendee in joined where attendees[attendee] == nil {
-            attendees[attendee] = false
+            attendees[attendee] = .notSpeaking
             for key in stateOrder {
                 states[key]?.scores[attendee] = 0
                 states[key]?.lastActivity[attendee] = now
@@ -172,7 +183,7 @@ struct ActiveSpeakerDetector {
         var events: [Event] = []
         for update in updates {
             let attendee = update.attendeeInfo
-            attendees[attendee] = update.volumeLevel == .muted
+            attendees[attendee] = update.volumeLevel
             for key in stateOrder {
                 states[key]?.lastActivity[attendee] = now
                 events += updateScore(key, attendee: attendee, volume: update.volumeLevel, at: now)
@@ -191,8 +202,7 @@ struct ActiveSpeakerDetector {
             states[key]?.nextTick = Self.nextGridPoint(after: now, from: state.nextTick, step: Self.activityUpdateInterval)
             for attendee in state.scores.keys.sorted() {
                 guard let last = states[key]?.lastActivity[attendee], now - last > Self.activityWaitInterval else { continue }
-                let volume: VolumeLevel = attendees[attendee] == true ? .muted : .notSpeaking
-                events += updateScore(key, attendee: attendee, volume: volume, at: now)
+                events += updateScore(key, attendee: attendee, volume: attendees[attendee] ?? .notSpeaking, at: now)
             }
         }
         for id in registrationOrder {

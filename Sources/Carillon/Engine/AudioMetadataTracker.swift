@@ -6,9 +6,21 @@ import CarillonProtocol
 /// A frame that carries any volume sets every present attendee it leaves out to silent; one that carries any signal
 /// strength sets the others to full strength. Only attendees whose level changed are reported. Mute itself comes
 /// from the roster (AUDIO_STREAM_ID_INFO); here a muted attendee's volume reads `.muted`.
+///
+/// A level is remembered for one ``RosterTracker/Presence``: after the attendee left and came back, and after each
+/// JOIN of this client (a reconnect), the next frame reports it again even when it is the same. The server sends a
+/// frame only when a level changes, and observers (the active-speaker detector among them) forgot a leaver; without
+/// this, a steady talker heard again after a reconnect would never be reported, and would stay out of the
+/// active-speaker list for good.
 struct AudioMetadataTracker: Sendable {
-    private var volumes: [AttendeeInfo: VolumeLevel] = [:]
-    private var signals: [AttendeeInfo: SignalStrength] = [:]
+    /// A value as last reported, and for which presence of its attendee.
+    private struct Known<Value: Equatable & Sendable>: Equatable, Sendable {
+        let value: Value
+        let presence: RosterTracker.Presence?
+    }
+
+    private var volumes: [AttendeeInfo: Known<VolumeLevel>] = [:]
+    private var signals: [AttendeeInfo: Known<SignalStrength>] = [:]
 
     /// The volume level of "dB below full scale" as the server sends it. The client's 0…1 level is
     /// `clamp((42 − dB) / 28, 0, 1)`; up to 0.2 counts as not speaking (so background noise is not a speaker),
@@ -51,8 +63,9 @@ struct AudioMetadataTracker: Sendable {
                 let level: VolumeLevel = roster.isMuted(attendee.attendeeId)
                     ? .muted
                     : frameVolumes[attendee].map(Self.volumeLevel) ?? .notSpeaking
-                if volumes[attendee] != level {
-                    volumes[attendee] = level
+                let known = Known(value: level, presence: roster.presence(of: attendee.attendeeId))
+                if volumes[attendee] != known {
+                    volumes[attendee] = known
                     volumeChanges.append(VolumeUpdate(attendeeInfo: attendee, volumeLevel: level))
                 }
             }
@@ -60,13 +73,14 @@ struct AudioMetadataTracker: Sendable {
         if !frameSignals.isEmpty {
             for attendee in present {
                 let strength = frameSignals[attendee].map(Self.signalStrength) ?? .high
-                if signals[attendee] != strength {
-                    signals[attendee] = strength
+                let known = Known(value: strength, presence: roster.presence(of: attendee.attendeeId))
+                if signals[attendee] != known {
+                    signals[attendee] = known
                     signalChanges.append(SignalUpdate(attendeeInfo: attendee, signalStrength: strength))
                 }
             }
         }
-        // Attendees who left are forgotten, so a rejoin reports its level again.
+        // Attendees who left are forgotten (their presence check would report a return anyway; this bounds memory).
         let presentSet = Set(present)
         volumes = volumes.filter { presentSet.contains($0.key) }
         signals = signals.filter { presentSet.contains($0.key) }

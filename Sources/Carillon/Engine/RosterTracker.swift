@@ -10,6 +10,19 @@ struct RosterTracker: Sendable {
     private var present: [String: AttendeeInfo] = [:]
     private var muted: [String: Bool] = [:]
     private var expectingFullRoster = true
+    /// Bumped at each JOIN: what the client knew of the meeting's audio before it may be stale.
+    private var generation = 0
+    /// Counts arrivals, so a leave and a return between two AUDIO_METADATA frames is still a new presence.
+    private var arrivals = 0
+    /// The arrival number of each present attendee.
+    private var arrival: [String: Int] = [:]
+
+    /// One stretch of an attendee's presence as this client saw it: a new value after the attendee (re)joined and
+    /// after each JOIN of this client (a reconnect, possibly to a restarted server).
+    struct Presence: Equatable, Sendable {
+        let generation: Int
+        let arrival: Int
+    }
 
     init(selfAttendeeId: String) { self.selfAttendeeId = selfAttendeeId }
 
@@ -22,8 +35,17 @@ struct RosterTracker: Sendable {
     /// Whether the roster says the attendee is muted.
     func isMuted(_ attendeeId: String) -> Bool { muted[attendeeId] ?? false }
 
+    /// The current presence of a present attendee: levels known for an older one are stale (``AudioMetadataTracker``
+    /// reports them again).
+    func presence(of attendeeId: String) -> Presence? {
+        arrival[attendeeId].map { Presence(generation: generation, arrival: $0) }
+    }
+
     /// The next frame is a complete roster (called at each JOIN).
-    mutating func expectFullRoster() { expectingFullRoster = true }
+    mutating func expectFullRoster() {
+        expectingFullRoster = true
+        generation += 1
+    }
 
     mutating func apply(_ entries: [SdkAudioStreamIdInfo]) -> RosterChanges {
         var changes = RosterChanges()
@@ -45,6 +67,8 @@ struct RosterTracker: Sendable {
                 streams[entry.audioStreamID] = info
                 if present[info.attendeeId] == nil {
                     present[info.attendeeId] = info
+                    arrivals += 1
+                    arrival[info.attendeeId] = arrivals
                     changes.joined.append(info)
                 }
                 if entry.hasMuted { setMuted(entry.muted, for: info, &changes) }
@@ -73,6 +97,7 @@ struct RosterTracker: Sendable {
     private mutating func remove(_ info: AttendeeInfo, dropped: Bool, _ changes: inout RosterChanges) {
         guard present.removeValue(forKey: info.attendeeId) != nil else { return }
         muted[info.attendeeId] = nil
+        arrival[info.attendeeId] = nil
         if dropped { changes.dropped.append(info) } else { changes.left.append(info) }
     }
 }
