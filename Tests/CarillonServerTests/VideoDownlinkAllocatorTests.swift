@@ -122,6 +122,48 @@ struct VideoDownlinkAllocatorTests {
         #expect(!allocator.isPaused(1) && !allocator.isPaused(2))
     }
 
+    /// Without loss a new source is served at its lowest layer whatever the estimate (a receiver or server that runs
+    /// late shows delay growth with nothing lost): the pagination guide's tile paused before its first frame.
+    @Test func withoutLossANewSourceGetsItsLowestLayerEvenWhenItDoesNotFit() {
+        var allocator = Allocator()
+        let first = [Self.simulcast(1, priority: 2)]
+        #expect(allocator.allocate(estimateKbps: 1_200, sources: first, lossSeen: false, now: Self.at(0)) == .init(layers: [1: 13]))
+        let both = first + [Self.simulcast(2, priority: 1)]
+        #expect(allocator.allocate(estimateKbps: 1_200, sources: both, lossSeen: false, now: Self.at(1)) == .init(layers: [2: 21]))
+        #expect(!allocator.isPaused(2))
+        // With loss the same arrival is paused at once.
+        var lossy = Allocator()
+        _ = lossy.allocate(estimateKbps: 1_200, sources: first, lossSeen: true, now: Self.at(0))
+        #expect(lossy.allocate(estimateKbps: 1_200, sources: both, lossSeen: true, now: Self.at(1)) == .init(paused: [2]))
+    }
+
+    /// Without loss, an estimate that stays below half of what the lowest layers need for
+    /// ``VideoDownlinkAllocator/sustainedShortfall`` pauses by priority (a link that cannot carry them); a shortfall
+    /// that breaks off starts the wait again, and one above half never pauses.
+    @Test func withoutLossASustainedShortfallPausesTheLowerPriorityFirst() {
+        var allocator = Allocator()
+        let sources = [Self.single(1, priority: 2, kbps: 200), Self.single(2, priority: 1, kbps: 600)]
+        #expect(allocator.allocate(estimateKbps: 2_000, sources: sources, lossSeen: false, now: Self.at(0))
+                == .init(layers: [1: 11, 2: 21]))
+        var above = allocator
+        for second in 1...12 {
+            #expect(above.allocate(estimateKbps: 420, sources: sources, lossSeen: false, now: Self.at(Double(second))).paused.isEmpty)
+        }
+        var paused: [Double] = []
+        // 350 (the lowest layers need 800) from 1 s to 4 s, 900 at 5 s, then 350 again from 6 s.
+        for second in 1...12 {
+            let estimate = second == 5 ? 900 : 350
+            let changes = allocator.allocate(estimateKbps: estimate, sources: sources, lossSeen: false, now: Self.at(Double(second)))
+            if !changes.paused.isEmpty {
+                #expect(changes.paused == [2])
+                paused.append(Double(second))
+            }
+            #expect(!allocator.isPaused(1))
+        }
+        #expect(paused == [11])
+        #expect(allocator.isPaused(2))
+    }
+
     @Test func ignoresEstimateChangesUnderFifteenPercent() {
         var allocator = Allocator()
         let sources = [Self.single(1, priority: 2, kbps: 500), Self.single(2, priority: 1, kbps: 500)]

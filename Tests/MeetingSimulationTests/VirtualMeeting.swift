@@ -112,6 +112,11 @@ final class VirtualMeeting {
 
     /// How long a signaling frame takes each way.
     var signalingDelay = TimeAmount.milliseconds(10)
+    /// A busy server: each of its media core's deadlines is served up to this late, at random (seeded).
+    var serverLateness = TimeAmount.zero
+    /// The server media core's deadline being waited for and when it will be served (``serverLateness``).
+    private var lateServerTick: (due: NIODeadline, at: NIODeadline)?
+    private var lateness = SeededRandom(seed: 77)
     private(set) var now = NIODeadline.uptimeNanoseconds(1_000_000_000)
     private var wallNanoseconds: UInt64 = 1_800_000_000_000_000_000
     private(set) var server: MeetingSignalingCore
@@ -255,7 +260,7 @@ final class VirtualMeeting {
     private var clockReading: ClockReading { ClockReading(monotonic: now, unixNanoseconds: Int64(wallNanoseconds)) }
 
     private func nextDeadline() -> NIODeadline? {
-        var deadlines: [NIODeadline?] = [inFlight.first?.arrival, server.nextDeadline, serverMedia.nextDeadline]
+        var deadlines: [NIODeadline?] = [inFlight.first?.arrival, server.nextDeadline, serverMediaTick]
         deadlines += serverPeers.values.map(\.nextDeadline)
         for attendee in attendees {
             deadlines += [attendee.signaling.nextDeadline, attendee.media.nextDeadline, attendee.peer?.nextDeadline,
@@ -263,6 +268,16 @@ final class VirtualMeeting {
                           attendee.video.isSending ? attendee.nextCameraFrame : nil]
         }
         return deadlines.compactMap { $0 }.min()
+    }
+
+    /// When the server's media core is next ticked: its deadline, made late by up to ``serverLateness``.
+    private var serverMediaTick: NIODeadline? {
+        guard let due = serverMedia.nextDeadline else { return nil }
+        guard serverLateness > .zero else { return due }
+        if let late = lateServerTick, late.due == due { return late.at }
+        let at = due + .nanoseconds(Int64(lateness.next() % UInt64(serverLateness.nanoseconds + 1)))
+        lateServerTick = (due, at)
+        return at
     }
 
     /// Everything due at `now`, in a fixed order (so a seed gives one run).
@@ -305,7 +320,7 @@ final class VirtualMeeting {
                 clientVideo(attendee, attendee.video.tick(now: now))
             }
         }
-        if let due = serverMedia.nextDeadline, due <= now { serverMediaOutputs(serverMedia.tick(now: now)) }
+        if let due = serverMediaTick, due <= now { serverMediaOutputs(serverMedia.tick(now: now)) }
         if let due = server.nextDeadline, due <= now { serverStep { $0.tick(now: $1) } }
     }
 

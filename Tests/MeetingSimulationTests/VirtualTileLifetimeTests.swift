@@ -44,3 +44,38 @@ import Testing
         }
     }
 }
+
+/// On links with room, every receiver gets each camera's top layer within 3 s of its first frame, a late joiner's
+/// included (`make demo` showed the fourth attendee's camera at 80x44, its `low` layer, to everyone for its whole
+/// stay). Virtual time, deterministic for a seed.
+@Suite struct VirtualTopLayerTests {
+    @Test func aLateJoinersCameraReachesEveryReceiverAtItsTopLayerWithinThreeSeconds() throws {
+        let meeting = try VirtualMeeting(seed: 32)
+        let colors: [VideoTestPattern.Color] = [.red, .green, .blue, .yellow]
+        var attendees: [VirtualMeeting.Attendee] = []
+        for name in ["alice", "bob", "carol"] { attendees.append(try meeting.join(name, frequency: nil)) }
+        try meeting.run(for: .seconds(2))
+        for (attendee, color) in zip(attendees, colors) { try meeting.startVideo(attendee, color: color, simulcast: true) }
+        try meeting.run(for: .seconds(6))
+        let dave = try meeting.join("dave", frequency: nil)
+        try meeting.run(for: .seconds(1))
+        try meeting.startVideo(dave, color: colors[3], simulcast: true)
+        try meeting.run(for: .seconds(8))
+        for receiver in attendees {
+            let frames = receiver.receivedFrames.indices.filter { receiver.receivedFrames[$0].attendeeId == dave.identity.attendeeId }
+            let first = try #require(frames.first, "\(receiver.name) never decoded dave")
+            let top = frames.first { receiver.receivedSizes[$0] == (320, 180) }
+            let wait = top.map { (receiver.receivedFrames[$0].at - receiver.receivedFrames[first].at).nanoseconds / 1_000_000 }
+            #expect(wait.map { $0 <= 3_000 } == true, "\(receiver.name): top layer after \(wait.map { "\($0) ms" } ?? "never")")
+            // And it stays there.
+            let late = frames.filter { receiver.receivedFrames[$0].at >= meeting.now - .seconds(3) }
+            #expect(!late.isEmpty && late.allSatisfy { receiver.receivedSizes[$0] == (320, 180) }, "\(receiver.name)")
+        }
+        for (receiver, sender) in [(dave, attendees[0]), (attendees[0], attendees[1])] {
+            let late = receiver.receivedFrames.indices.filter {
+                receiver.receivedFrames[$0].attendeeId == sender.identity.attendeeId && receiver.receivedFrames[$0].at >= meeting.now - .seconds(3)
+            }
+            #expect(!late.isEmpty && late.allSatisfy { receiver.receivedSizes[$0] == (320, 180) }, "\(receiver.name) ← \(sender.name)")
+        }
+    }
+}

@@ -69,4 +69,36 @@ import Testing
         // 15 fps over the last 10 s, a few frames of slack.
         for sender in senders { #expect(frames[sender.identity.attendeeId, default: 0] >= 140, "\(frames)") }
     }
+
+    /// The same receiver on a busy server too (each media tick up to 30 ms late, at random), from before it
+    /// subscribes, and a fourth camera that starts while it is busy: nothing is paused, the new camera included (the
+    /// pagination guide's tile was paused before its first frame on a loaded machine), and every camera flows.
+    @Test func aBusyReceiverOnABusyServerGetsEverySourceIncludingANewOne() throws {
+        let meeting = try VirtualMeeting(seed: 14)
+        let conditions = LinkConditions(delay: .milliseconds(20))
+        var senders: [VirtualMeeting.Attendee] = []
+        for index in 0..<4 { senders.append(try meeting.join("camera\(index)", frequency: nil, conditions: conditions)) }
+        let viewer = try meeting.join("viewer", frequency: nil, conditions: conditions)
+        try meeting.run(for: .seconds(2))
+        meeting.serverLateness = .milliseconds(30)
+        viewer.down.conditions.stalls = (period: .milliseconds(500), duration: .milliseconds(150))
+        let busy = meeting.now
+        for (sender, color) in zip(senders.prefix(3), VideoTestPattern.Color.palette) {
+            try meeting.startVideo(sender, color: color, receive: false)
+        }
+        try meeting.startVideo(viewer, color: .blue, sending: false)
+        try meeting.run(for: .seconds(1))
+        var preferences: [String: SessionMediaPlan.ReceivePreference] = [:]
+        for sender in senders { preferences[sender.identity.attendeeId] = VideoSubscriptionConfiguration().receivePreference }
+        meeting.updateVideoSubscriptions(viewer, preferences)
+        try meeting.run(for: .seconds(8))
+        try meeting.startVideo(senders[3], color: VideoTestPattern.Color.palette[3], receive: false)
+        try meeting.run(for: .seconds(14))
+        let pauses = viewer.serverPauses.map { "\($0.paused ? "paused" : "resumed") \($0.groupIds) at \(($0.at - busy).nanoseconds / 1_000_000) ms" }
+        #expect(pauses.isEmpty, "\(pauses)")
+        #expect(viewer.pausedVideos.isEmpty, "\(viewer.pausedVideos.map(\.attendeeId))")
+        var frames: [String: Int] = [:]
+        for frame in viewer.receivedFrames where frame.at >= meeting.now - .seconds(10) { frames[frame.attendeeId, default: 0] += 1 }
+        for sender in senders { #expect(frames[sender.identity.attendeeId, default: 0] >= 140, "\(frames)") }
+    }
 }
