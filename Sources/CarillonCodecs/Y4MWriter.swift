@@ -22,11 +22,13 @@ public final class Y4MWriter {
     private var descriptor: Int32
     private static let frameLine = Array("FRAME\n".utf8)
 
-    /// Creates (or truncates) the file and writes `header`. Its colour space must be one of
-    /// ``Y4MHeader/supportedColorSpaces`` or nil, and its size 1-``I420Image/maximumDimension`` each way.
-    public init(path: String, header: Y4MHeader) throws(Y4MError) {
+    /// Creates (or, with `replacing`, truncates) the file and writes `header`. Its colour space must be one of
+    /// ``Y4MHeader/supportedColorSpaces`` or nil, and its size 1-``I420Image/maximumDimension`` each way. Without
+    /// `replacing` an existing file is left as it is and the error is ``Y4MError/io(operation:path:errno:)`` with
+    /// `EEXIST`, so a recorder never loses what an earlier file holds.
+    public init(path: String, header: Y4MHeader, replacing: Bool = true) throws(Y4MError) {
         try Self.validate(header)
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_WRONLY | O_CREAT | (replacing ? O_TRUNC : O_EXCL) | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .io(operation: "create", path: path, errno: errno) }
         self.path = path
         self.header = header

@@ -4,42 +4,47 @@ import Foundation
 import Synchronization
 
 /// What a headless attendee does with remote video: it binds a sink to every remote tile, counts its frames, writes
-/// them to `DIR/<ExternalUserId>.y4m` when asked (`<ExternalUserId>#content.y4m` for a content tile; `-2`, `-3`, …
-/// after each size change), prints tile events, and once a second `videoStats` per tile.
+/// them to `DIR/<ExternalUserId>.y4m` when asked (`<ExternalUserId>#content.y4m` for a content tile), prints tile
+/// events, and once a second `videoStats` per tile. Nothing is ever overwritten: each size change, each tile added
+/// again and each new tile of the same attendee continues in the next file (`-2`, `-3`, … numbered for the whole
+/// process, see ``RecordingFiles``), so an attendee's files together hold every frame its tiles got.
 ///
-/// Threading: tile callbacks and frames arrive on the session's callback queue; ``report(statistics:)`` may run
-/// on any thread (the tiles are behind a mutex).
+/// Threading: tile callbacks and frames arrive on the session's callback queue; ``report(statistics:seconds:)`` may
+/// run on any thread (the tiles are behind a mutex).
 final class TileRecorder: VideoTileObserver, @unchecked Sendable {
     /// One remote tile's sink.
     final class TileSink: VideoRenderView, @unchecked Sendable {
         let tileId: Int
         let name: String
-        let directory: String?
+        let files: RecordingFiles?
         let counts = Mutex((frames: 0, width: 0, height: 0))
+        // The rest is confined to the callback queue.
         private var writer: Y4MWriter?
-        private var files = 0
         private var size = (width: 0, height: 0)
+        /// Set by ``close()``: a frame still in flight for a removed tile is neither counted nor written, so the
+        /// counts stay equal to what the files hold.
+        private var closed = false
         /// Problems writing, reported once.
         private var failed = false
 
-        init(tileId: Int, name: String, directory: String?) {
+        /// A sink for the tile `tileId` of `name`, writing into `files` (nil: counts only).
+        init(tileId: Int, name: String, files: RecordingFiles?) {
             self.tileId = tileId
             self.name = name
-            self.directory = directory
+            self.files = files
         }
 
         func onVideoFrameReceived(frame: VideoFrame) {
+            guard !closed else { return }
             counts.withLock { $0 = ($0.frames + 1, frame.width, frame.height) }
-            guard let directory, !failed, let buffer = frame.buffer as? VideoFrameI420Buffer else { return }
+            guard let files, !failed, let buffer = frame.buffer as? VideoFrameI420Buffer else { return }
             do {
                 if size != (frame.width, frame.height) || writer == nil {
                     try writer?.close()
-                    files += 1
+                    writer = nil
                     size = (frame.width, frame.height)
-                    let file = files == 1 ? "\(name).y4m" : "\(name)-\(files).y4m"
-                    writer = try Y4MWriter(path: (directory as NSString).appendingPathComponent(file),
-                                           header: Y4MHeader(width: frame.width, height: frame.height,
-                                                             frameRate: .init(15, 1)))
+                    writer = try files.create(name, header: Y4MHeader(width: frame.width, height: frame.height,
+                                                                      frameRate: .init(15, 1)))
                 }
                 try writer?.append(buffer.image)
             } catch {
@@ -48,30 +53,52 @@ final class TileRecorder: VideoTileObserver, @unchecked Sendable {
             }
         }
 
-        func close() { try? writer?.close() }
+        /// Closes the file; later frames are ignored.
+        func close() {
+            closed = true
+            try? writer?.close()
+            writer = nil
+        }
+    }
+
+    /// Frames per second (or any per-second rate) from a cumulative counter: never negative. A counter below the
+    /// previous reading started again from 0 (a new stream under a reused id), so all of it is new.
+    static func perSecond(current: Int, previous: Int?, seconds: Double) -> Double {
+        guard seconds > 0 else { return 0 }
+        let previous = previous ?? 0
+        return Double(current >= previous ? current - previous : current) / seconds
     }
 
     private let facade: DefaultAudioVideoFacade
-    private let directory: String?
     private let line: EventLine
     private let names: @Sendable (String) -> String
+    private let files: RecordingFiles?
     private let tiles = Mutex<[Int: TileSink]>([:])
-    private let previous = Mutex<[Int: (frames: Int, bytes: Int)]>([:])
+    /// The frames of the removed tiles' sinks by name, and the last size they had, so totals cover every tile.
+    private let removed = Mutex<[String: (frames: Int, width: Int, height: Int)]>([:])
+    /// What the last `videoStats` of each sink read (frames, bytes), by sink: a tile id may come back with a new sink.
+    private let previous = Mutex<[ObjectIdentifier: (frames: Int, bytes: Int)]>([:])
 
     /// Records into `directory` (nil: counts only); `names` gives an attendee id's ExternalUserId.
     init(facade: DefaultAudioVideoFacade, directory: String?, line: EventLine,
          names: @escaping @Sendable (String) -> String) {
         self.facade = facade
-        self.directory = directory
+        self.files = directory.map(RecordingFiles.init(directory:))
         self.line = line
         self.names = names
     }
 
-    /// The frames each remote attendee's tile got so far, by ExternalUserId.
+    /// The frames each remote attendee's tiles got so far (all of them, removed ones included), by ExternalUserId,
+    /// with the size of the latest frame of its current tile (or of its last removed one).
     var framesByAttendee: [String: (frames: Int, width: Int, height: Int)] {
-        tiles.withLock { tiles in
-            Dictionary(tiles.values.map { ($0.name, $0.counts.withLock { $0 }) }, uniquingKeysWith: { first, _ in first })
+        var totals = removed.withLock { $0 }
+        for sink in tiles.withLock({ $0.values.sorted { $0.tileId < $1.tileId } }) {
+            let counts = sink.counts.withLock { $0 }
+            let frames = (totals[sink.name]?.frames ?? 0) + counts.frames
+            totals[sink.name] = counts.frames > 0 ? (frames, counts.width, counts.height)
+                : (frames, totals[sink.name]?.width ?? 0, totals[sink.name]?.height ?? 0)
         }
+        return totals
     }
 
     private func name(of state: VideoTileState) -> String {
@@ -94,14 +121,30 @@ final class TileRecorder: VideoTileObserver, @unchecked Sendable {
     func videoTileDidAdd(tileState: VideoTileState) {
         emit("tileAdded", tileState)
         guard !tileState.isLocalTile else { return }
-        let sink = TileSink(tileId: tileState.tileId, name: name(of: tileState), directory: directory)
-        tiles.withLock { $0[tileState.tileId] = sink }
+        let sink = TileSink(tileId: tileState.tileId, name: name(of: tileState), files: files)
+        // The byte counter of a video id may predate this tile: its first rate counts from here.
+        let bytes = facade.remoteVideoStatistics().first { $0.videoId == tileState.tileId }?.bytesReceived ?? 0
+        previous.withLock { $0[ObjectIdentifier(sink)] = (0, bytes) }
+        // A tile id added again without a removal in between (not expected) must not lose the first sink's frames.
+        tiles.withLock { $0.updateValue(sink, forKey: tileState.tileId) }.map(retire)
         facade.bindVideoView(videoView: sink, tileId: tileState.tileId)
     }
 
     func videoTileDidRemove(tileState: VideoTileState) {
         emit("tileRemoved", tileState)
-        tiles.withLock { $0.removeValue(forKey: tileState.tileId) }?.close()
+        tiles.withLock { $0.removeValue(forKey: tileState.tileId) }.map(retire)
+    }
+
+    /// Closes a sink whose tile went and keeps its frame count for the totals.
+    private func retire(_ sink: TileSink) {
+        sink.close()
+        let counts = sink.counts.withLock { $0 }
+        removed.withLock { removed in
+            let before = removed[sink.name]
+            removed[sink.name] = counts.frames > 0 ? ((before?.frames ?? 0) + counts.frames, counts.width, counts.height)
+                : (before?.frames ?? 0, before?.width ?? 0, before?.height ?? 0)
+        }
+        previous.withLock { $0[ObjectIdentifier(sink)] = nil }
     }
 
     func videoTileDidPause(tileState: VideoTileState) { emit("tilePaused", tileState) }
@@ -115,10 +158,10 @@ final class TileRecorder: VideoTileObserver, @unchecked Sendable {
         for sink in sinks {
             let counts = sink.counts.withLock { $0 }
             let received = bytes[sink.tileId] ?? 0
-            let before = previous.withLock { $0[sink.tileId] } ?? (frames: 0, bytes: 0)
-            previous.withLock { $0[sink.tileId] = (counts.frames, received) }
-            let fps = Double(counts.frames - before.frames) / seconds
-            let kbps = Double(received - before.bytes) * 8 / 1_000 / seconds
+            // Per sink, not per tile id: a tile id that comes back has a new sink whose count starts at 0.
+            let before = previous.withLock { $0.updateValue((counts.frames, received), forKey: ObjectIdentifier(sink)) }
+            let fps = Self.perSecond(current: counts.frames, previous: before?.frames, seconds: seconds)
+            let kbps = Self.perSecond(current: received, previous: before?.bytes, seconds: seconds) * 8 / 1_000
             line.emit("videoStats", ["attendee": sink.name, "tileId": sink.tileId, "width": counts.width,
                                      "height": counts.height, "fps": (fps * 10).rounded() / 10,
                                      "kbps": kbps.rounded(), "framesDecoded": counts.frames],
