@@ -34,6 +34,41 @@ public final class WAVWriter {
         try write(WAVFile.header(format: format, dataBytes: 0), at: 0)
     }
 
+    /// Opens a file this writer made earlier and goes on after its samples; creates it (with a header for no
+    /// samples) when there is none. An existing file must start with the 44-byte header this writer writes, for
+    /// `format`, else ``WAVError/invalidFormat(_:)`` and the file is left untouched. The data size is taken from the
+    /// file's length (whole sample frames), so samples written just before a kill, whose header update was lost,
+    /// are kept; the header is corrected at once.
+    public init(appendingTo path: String, format: AudioFormat) throws(WAVError) {
+        guard (1...8).contains(format.channels), (1...768_000).contains(format.sampleRate) else {
+            throw .invalidFormat("cannot write \(format)")
+        }
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .io(operation: "open", path: path, errno: errno) }
+        self.path = path
+        self.format = format
+        self.descriptor = descriptor
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw .io(operation: "stat", path: path, errno: errno) }
+        let length = Int(status.st_size)
+        if length > 0 {
+            let expected = WAVFile.header(format: format, dataBytes: 0)
+            var header = [UInt8](repeating: 0, count: WAVFile.headerLength)
+            let count = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, $0.count, 0) }
+            // Every byte but the two sizes (RIFF at 4, data at 40) must be what this writer writes for `format`.
+            let sizes = Set(4..<8).union(40..<44)
+            guard count == WAVFile.headerLength,
+                  header.indices.allSatisfy({ sizes.contains($0) || header[$0] == expected[$0] })
+            else {
+                throw .invalidFormat("\(path) is not a \(format) WAV file this writer made; not appending to it")
+            }
+        }
+        let frameBytes = 2 * format.channels
+        let available = max(0, length - WAVFile.headerLength)
+        dataBytes = min(available / frameBytes * frameBytes, Int(UInt32.max) - 36)
+        try write(WAVFile.header(format: format, dataBytes: UInt32(dataBytes)), at: 0)
+    }
+
     deinit {
         if descriptor >= 0 { _ = systemClose(descriptor) }
     }

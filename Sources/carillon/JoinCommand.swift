@@ -41,7 +41,8 @@ struct JoinCommand: AsyncParsableCommand {
             help: "What the bot says: FILE.wav (played once), tone:HZ, or silence.")
     var audioIn: String = "silence"
 
-    @Option(name: .customLong("audio-out"), help: "Record what the bot hears into this WAV file.")
+    @Option(name: .customLong("audio-out"),
+            help: "Record what the bot hears into this WAV file (one file across reconnects, the time away as silence; valid even if the bot is killed).")
     var audioOut: String?
 
     @Flag(name: .customLong("voice-focus"),
@@ -59,7 +60,7 @@ struct JoinCommand: AsyncParsableCommand {
     var videoSize: String = "640x360"
 
     @Option(name: .customLong("video-out"),
-            help: "Receive video and write each remote tile's frames to DIR/<ExternalUserId>.y4m (-2, -3, ... after a size change).")
+            help: "Receive video and write each remote tile's frames to DIR/<ExternalUserId>.y4m; each size change or new tile of the attendee continues in -2, -3, ... (existing files are never overwritten).")
     var videoOut: String?
 
     @Option(name: .customLong("share"), help: ArgumentHelp(stringLiteral: ContentShareOption.help))

@@ -256,7 +256,7 @@ public final class DefaultDeviceController: DeviceController, @unchecked Sendabl
         }
         switch device.endpoint {
         case .virtual:
-            do { return try virtualDevices.openOutput(device, format: format) } catch {
+            do { return try virtualDevices.openOutput(device, format: format, logger: logger) } catch {
                 logger.error(msg: "Opening \(device) failed (\(error)): discarding received audio")
             }
         case .alsa(let card, let pcm, _):

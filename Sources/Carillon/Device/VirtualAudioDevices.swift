@@ -13,7 +13,7 @@ import Foundation
 /// | `silence` | input: digital silence |
 /// | `wav:<path>` | input: the file once, then silence |
 /// | `wav-loop:<path>` | input: the file over and over |
-/// | `record:<path>` | output: a WAV recording, in the session's format, of everything the session plays |
+/// | `record:<path>` | output: a WAV recording, in the session's format, of everything the session plays (one file across reconnects) |
 /// | `null` | output: discards the audio |
 ///
 /// Apps can register their own sources and sinks with ``addInput(label:type:open:)`` and
@@ -26,7 +26,8 @@ public final class VirtualAudioDevices: @unchecked Sendable {
     /// How a registered device is opened for a session format.
     enum Opener: Sendable {
         case input(@Sendable (AudioFormat) throws -> any AudioInputSource)
-        case output(@Sendable (AudioFormat) throws -> any AudioOutputSink)
+        /// Given the session's format and the logger of the device controller opening it.
+        case output(@Sendable (AudioFormat, (any Logger)?) throws -> any AudioOutputSink)
     }
 
     private struct Entry {
@@ -87,11 +88,14 @@ public final class VirtualAudioDevices: @unchecked Sendable {
     }
 
     /// Registers an output recording what the session plays into a WAV file at `path`, in the session's format. The
-    /// file is created (or truncated) when a session opens the device.
+    /// file is created (or truncated) when a session first opens the device; each later opening (a reconnect, the
+    /// device chosen again) appends to it, after silence as long as the output was closed (see ``WAVRecording``).
+    /// The header's sizes are rewritten with every frame, so the file is a valid WAV even after the process is killed.
     @discardableResult
     public func addRecorder(path: String) -> MediaDevice {
-        add(label: "WAV recorder \(path)", key: "record:\(path)", type: .other, opener: .output { format in
-            do throws(WAVError) { return try WAVRecorderAudioSink(path: path, format: format) } catch {
+        let recording = WAVRecording(path: path)
+        return add(label: "WAV recorder \(path)", key: "record:\(path)", type: .other, opener: .output { format, logger in
+            do throws(WAVError) { return try recording.open(format: format, logger: logger) } catch {
                 throw VirtualAudioDeviceError.file(error)
             }
         })
@@ -100,7 +104,7 @@ public final class VirtualAudioDevices: @unchecked Sendable {
     /// Registers the output that discards audio.
     @discardableResult
     public func addNullOutput() -> MediaDevice {
-        add(label: "Null output", key: "null", type: .other, opener: .output { NullAudioSink(format: $0) })
+        add(label: "Null output", key: "null", type: .other, opener: .output { format, _ in NullAudioSink(format: format) })
     }
 
     /// Registers an app-made input: `open` is called with the session's format each time a session starts using it,
@@ -116,7 +120,7 @@ public final class VirtualAudioDevices: @unchecked Sendable {
     @discardableResult
     public func addOutput(label: String, type: MediaDeviceType = .other,
                           open: @escaping @Sendable (AudioFormat) throws -> any AudioOutputSink) -> MediaDevice {
-        add(label: label, key: nextCustomKey(), type: type, opener: .output(open))
+        add(label: label, key: nextCustomKey(), type: type, opener: .output { format, _ in try open(format) })
     }
 
     /// Registers the device a specification names (see the table on the type), as the CLI's `--input` and
@@ -151,10 +155,12 @@ public final class VirtualAudioDevices: @unchecked Sendable {
         return try Self.run { try open(format) }
     }
 
-    /// Opens a registered output for a session in `format`.
-    func openOutput(_ device: MediaDevice, format: AudioFormat) throws(VirtualAudioDeviceError) -> any AudioOutputSink {
+    /// Opens a registered output for a session in `format`; `logger` hears what the output has to say (a recording's
+    /// gap).
+    func openOutput(_ device: MediaDevice, format: AudioFormat,
+                    logger: (any Logger)? = nil) throws(VirtualAudioDeviceError) -> any AudioOutputSink {
         guard case .output(let open) = try opener(for: device) else { throw .wrongDirection(device.label) }
-        return try Self.run { try open(format) }
+        return try Self.run { try open(format, logger) }
     }
 
     private func opener(for device: MediaDevice) throws(VirtualAudioDeviceError) -> Opener {
