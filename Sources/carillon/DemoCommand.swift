@@ -118,7 +118,9 @@ struct DemoCommand: AsyncParsableCommand {
             let joinMs = bot.joinLatency.map { String(format: "%.1f ms", Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000) } ?? "-"
             StandardOutput.line("  \(bot.name.padding(toLength: 6, withPad: " ", startingAt: 0))        join \(joinMs), \(bot.messages.count) message(s) received, stopped with \(bot.stopStatus.map { "\($0.statusCode)" } ?? "-")")
         }
-        StandardOutput.line("  video         each sends a 320x180 pattern at 15 fps; received over the last \(String(format: "%.1f", seconds)) s:")
+        StandardOutput.line("  video         each sends a 320x180 pattern at 15 fps in simulcast layers (80x44 and 320x180 from three on); "
+            + "what each receives of every camera: frames decoded, the rate over the last \(String(format: "%.1f", seconds)) s, "
+            + "the size now (320x180: the full picture):")
         for (index, bot) in bots.enumerated() {
             let received = after[index].sorted { $0.key < $1.key }.map { name, counts in
                 let fps = Double(counts.frames - (before[index][name]?.frames ?? 0)) / seconds

@@ -40,6 +40,41 @@ import Testing
         #expect(try #require(estimator.acknowledgedBitrate) > 780_000)
     }
 
+    /// A receiver on a busy machine, descheduled 150 ms in every 500 ms, reads what came meanwhile all at once:
+    /// 3 Mbit/s all of which gets through is no overuse (a send burst that straddled the pause used to end on a late
+    /// arrival and read as a delay step: one overuse a second, the estimate held under what flowed).
+    @Test func aReceiverThatStallsIsNoOveruse() {
+        var estimator = SendSideBandwidthEstimator(configuration: .init(minimumBitrate: 60_000, startBitrate: 3_000_000,
+                                                                        maximumBitrate: 10_000_000))
+        var generator = TransportFeedbackGenerator(interval: .milliseconds(10))
+        var arriving: [(arrival: NIODeadline, sequence: UInt16)] = []
+        var usages: [BandwidthUsage] = []
+        var nextFeedback = start
+        // A 1200-byte packet every 3.2 ms for 20 s; 20 ms on the way, held to the end of the receiver's stall.
+        for index in 0..<6_250 {
+            let sent = start + .microseconds(3_200 * Int64(index))
+            estimator.packetSent(transportSequenceNumber: UInt16(truncatingIfNeeded: index), size: 1200, at: sent)
+            var arrival = sent + .milliseconds(20)
+            let phase = Int64(arrival.uptimeNanoseconds) % 500_000_000
+            if phase < 150_000_000 { arrival = arrival + .nanoseconds(150_000_000 - phase) }
+            arriving.append((arrival, UInt16(truncatingIfNeeded: index)))
+            while let first = arriving.first, first.arrival <= sent {
+                arriving.removeFirst()
+                generator.received(transportSequenceNumber: first.sequence, arrival: first.arrival)
+            }
+            while nextFeedback <= sent {
+                for feedback in generator.poll(now: nextFeedback) {
+                    estimator.transportFeedbackReceived(feedback, now: nextFeedback + .milliseconds(20))
+                    usages.append(estimator.bandwidthUsage)
+                }
+                nextFeedback = nextFeedback + .milliseconds(10)
+            }
+        }
+        #expect(usages.count > 1_000)
+        #expect(!usages.contains(.overusing))
+        #expect(estimator.targetBitrate > 3_000_000)
+    }
+
     @Test func steadyDelayIsNormalAndGrows() {
         var estimator = SendSideBandwidthEstimator(configuration: .init(minimumBitrate: 50_000, startBitrate: 500_000,
                                                                         maximumBitrate: 2_000_000))

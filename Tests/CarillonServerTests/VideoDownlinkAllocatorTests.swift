@@ -164,6 +164,26 @@ struct VideoDownlinkAllocatorTests {
         #expect(allocator.isPaused(2))
     }
 
+    /// Without loss, what the receiver acknowledges of what flows is room whatever the estimate (a busy receiver's
+    /// estimate saws below what it takes in); a receiver that takes in less than what is sent is lowered to fit it.
+    @Test func withoutLossWhatTheReceiverAcknowledgesKeepsTheLayers() {
+        let sources = [Self.simulcast(1, priority: 2), Self.simulcast(2, priority: 1)]
+        var allocator = Allocator()
+        #expect(allocator.allocate(estimateKbps: 3_000, sources: sources, lossSeen: false, now: Self.at(0))
+                == .init(layers: [1: 13, 2: 23]))
+        // 2200 flows; the estimate fell to 1300 (59 %) but 2150 was acknowledged: kept.
+        var busy = allocator
+        #expect(busy.allocate(estimateKbps: 1_300, sources: sources, lossSeen: false, acknowledgedKbps: 2_150,
+                              now: Self.at(1)) == .init())
+        // Only 1300 acknowledged too: the lower tier goes to its lowest layer.
+        #expect(allocator.allocate(estimateKbps: 1_300, sources: sources, lossSeen: false, acknowledgedKbps: 1_300,
+                                   now: Self.at(1)) == .init(layers: [2: 21]))
+        // With loss the acknowledged rate does not count.
+        var lossy = busy
+        #expect(lossy.allocate(estimateKbps: 1_000, sources: sources, lossSeen: true, acknowledgedKbps: 2_150,
+                               now: Self.at(2)) == .init(paused: [2], layers: [1: 12]))
+    }
+
     @Test func ignoresEstimateChangesUnderFifteenPercent() {
         var allocator = Allocator()
         let sources = [Self.single(1, priority: 2, kbps: 500), Self.single(2, priority: 1, kbps: 500)]

@@ -71,8 +71,9 @@ import Testing
     }
 
     /// The same receiver on a busy server too (each media tick up to 30 ms late, at random), from before it
-    /// subscribes, and a fourth camera that starts while it is busy: nothing is paused, the new camera included (the
-    /// pagination guide's tile was paused before its first frame on a loaded machine), and every camera flows.
+    /// subscribes, four simulcast cameras, the fourth starting while it is busy: nothing is paused, the new camera
+    /// included (the pagination guide's tile was paused before its first frame on a loaded machine), and every camera
+    /// flows at its top layer.
     @Test func aBusyReceiverOnABusyServerGetsEverySourceIncludingANewOne() throws {
         let meeting = try VirtualMeeting(seed: 14)
         let conditions = LinkConditions(delay: .milliseconds(20))
@@ -84,7 +85,7 @@ import Testing
         viewer.down.conditions.stalls = (period: .milliseconds(500), duration: .milliseconds(150))
         let busy = meeting.now
         for (sender, color) in zip(senders.prefix(3), VideoTestPattern.Color.palette) {
-            try meeting.startVideo(sender, color: color, receive: false)
+            try meeting.startVideo(sender, color: color, receive: false, simulcast: true)
         }
         try meeting.startVideo(viewer, color: .blue, sending: false)
         try meeting.run(for: .seconds(1))
@@ -92,13 +93,19 @@ import Testing
         for sender in senders { preferences[sender.identity.attendeeId] = VideoSubscriptionConfiguration().receivePreference }
         meeting.updateVideoSubscriptions(viewer, preferences)
         try meeting.run(for: .seconds(8))
-        try meeting.startVideo(senders[3], color: VideoTestPattern.Color.palette[3], receive: false)
+        try meeting.startVideo(senders[3], color: VideoTestPattern.Color.palette[3], receive: false, simulcast: true)
         try meeting.run(for: .seconds(14))
         let pauses = viewer.serverPauses.map { "\($0.paused ? "paused" : "resumed") \($0.groupIds) at \(($0.at - busy).nanoseconds / 1_000_000) ms" }
         #expect(pauses.isEmpty, "\(pauses)")
         #expect(viewer.pausedVideos.isEmpty, "\(viewer.pausedVideos.map(\.attendeeId))")
         var frames: [String: Int] = [:]
-        for frame in viewer.receivedFrames where frame.at >= meeting.now - .seconds(10) { frames[frame.attendeeId, default: 0] += 1 }
+        var small: [String: Int] = [:]
+        for (index, frame) in viewer.receivedFrames.enumerated() where frame.at >= meeting.now - .seconds(10) {
+            frames[frame.attendeeId, default: 0] += 1
+            if viewer.receivedSizes[index] != (320, 180) { small[frame.attendeeId, default: 0] += 1 }
+        }
         for sender in senders { #expect(frames[sender.identity.attendeeId, default: 0] >= 140, "\(frames)") }
+        // At their top layer (simulcast low + hi): the link has room, only the machines are busy.
+        #expect(small.isEmpty, "frames under 320x180: \(small)")
     }
 }

@@ -3,8 +3,11 @@ import NIOCore
 /// Spreads outgoing packets over time at a pacing rate (the target bitrate times a pacing factor), sans-IO.
 ///
 /// Packets wait in one FIFO per priority; audio is never held back, retransmissions go before video. A byte budget
-/// grows with the rate and time and may be at most `burst` worth of bytes ahead; a packet leaves while the budget is
-/// positive and may overdraw it, the debt paid by later intervals, so the long-run rate is exact. Call ``poll(now:)``
+/// grows with the rate and time; after an idle spell it may be at most `burst` worth of bytes ahead, but a poll that
+/// comes late while packets wait gets all the time owed (up to ``catchUpLimit``): a busy event loop's late timer must
+/// not lower the rate, or the queue grows without end on a loaded machine (seen: 1 MB waiting at a 30 ms late server
+/// tick). A packet leaves while the budget is positive and may overdraw it, the debt paid by later intervals, so the
+/// long-run rate is exact. Call ``poll(now:)``
 /// at ``nextDeadline`` (every `interval` while packets wait). When more than `maximumQueuedPackets` wait, the oldest
 /// video packet is dropped (or, with no video waiting, the oldest retransmission) and counted. Owned by one event loop.
 public struct Pacer: Sendable {
@@ -50,6 +53,11 @@ public struct Pacer: Sendable {
     private var queues: [CircularBuffer<Packet>]
     private var budget = 0.0
     private var lastPoll: NIODeadline?
+    /// Whether packets were left waiting by the last poll: the time since is owed to them in full.
+    private var backlogged = false
+
+    /// The most time a late poll catches up on for packets that waited.
+    public static let catchUpLimit = TimeAmount.milliseconds(100)
 
     /// The target bitrate last set, in bits per second.
     public private(set) var targetBitrate: Int
@@ -109,6 +117,7 @@ public struct Pacer: Sendable {
             }
         }
         queues[priority.rawValue] = kept
+        if queuedPackets == 0 { backlogged = false }
         return removed
     }
 
@@ -145,7 +154,7 @@ public struct Pacer: Sendable {
             budget = ceiling
         }
         lastPoll = max(lastPoll ?? now, now)
-        budget = min(budget, ceiling)
+        budget = min(budget, backlogged ? max(ceiling, Double(Self.catchUpLimit.nanoseconds) * rate) : ceiling)
         while var packet = queues[Priority.audio.rawValue].popFirst() {
             budget -= Double(packet.size)
             queuedBytes -= packet.size
@@ -158,5 +167,6 @@ public struct Pacer: Sendable {
                 send(&packet)
             }
         }
+        backlogged = queuedPackets > 0
     }
 }

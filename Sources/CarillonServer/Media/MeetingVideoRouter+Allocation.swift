@@ -76,7 +76,8 @@ extension MeetingVideoRouter {
         let estimateKbps = control.estimator.targetBitrate / 1000
         let sources = allocationSources(of: member, preferences: preferences)
         let lossSeen = control.lastLossAt.map { now - $0 <= Self.lossMemory } ?? false
-        let changes = allocator.allocate(estimateKbps: estimateKbps, sources: sources, lossSeen: lossSeen, now: now)
+        let changes = allocator.allocate(estimateKbps: estimateKbps, sources: sources, lossSeen: lossSeen,
+                                         acknowledgedKbps: control.estimator.acknowledgedBitrate.map { $0 / 1000 }, now: now)
         member.allocator = allocator
         var resumedPublishers = Set<SignalingConnectionID>()
         for downlink in member.downlinks {

@@ -16,11 +16,13 @@ import NIOCore
 ///
 /// Hysteresis, so it does not flap: an estimate within ``changeThreshold`` of the one last acted on is ignored;
 /// lowering and pausing happen at once, but an upgrade or a resume is applied only once it has been wanted for
-/// ``upgradeHold``; and without recent loss, an estimate within ``holdFraction`` of what is sent keeps the current
-/// allocation, and nothing is paused, a served source only lowered and a new one served at its lowest layer (delay
-/// growth alone also comes from a receiver or a server that runs late), unless the estimate has stayed below
-/// ``shortfallFraction`` of what the sources' lowest layers need for ``sustainedShortfall``. Probing: an estimate only grows up to about 1.5 times what is sent, so while something did not fit
-/// (a source below its target) the allocator asks for a bandwidth probe (``Changes/probeKbps``: padding on the
+/// ``upgradeHold``. Without recent loss (delay growth alone also comes from a receiver or a server that runs late):
+/// ``acknowledgedShare`` of what the receiver acknowledges may be used whatever the estimate, an estimate within
+/// ``holdFraction`` of what is sent keeps the current allocation, and nothing is paused (a served source is only
+/// lowered, a new one served at its lowest layer) unless estimate and acknowledged rate have both stayed below
+/// ``shortfallFraction`` of what the sources' lowest layers need for ``sustainedShortfall``. Probing: an estimate
+/// only grows up to about 1.5 times what is sent, so while something did not fit (a source below its target) the
+/// allocator asks for a bandwidth probe (``Changes/probeKbps``: padding on the
 /// downlink, twice the estimate or what the next upgrade needs, whichever is more) ``initialProbeInterval`` after the
 /// shortage began and after each probe that raised the estimate; a probe that did not raise it by
 /// ``probeSuccessRatio`` doubles the wait, up to ``maximumProbeInterval``. Nothing is resumed or raised to probe: what
@@ -88,14 +90,18 @@ struct VideoDownlinkAllocator: Sendable {
     /// rate reads well under what is sent while it is descheduled, so its estimate can fall below any fraction of
     /// the allocation with nothing lost; a link that cannot carry even the lowest layers fills its queue and loses.
     static let holdFraction = 0.7
-    /// Without loss, sources are paused only once the estimate has stayed below ``shortfallFraction`` of what the
-    /// lowest layers of all of them need for this long. A busy receiver's estimate saws below what it takes in (each
+    /// Without loss, sources are paused only once the estimate and the acknowledged rate have stayed below
+    /// ``shortfallFraction`` of what the lowest layers of all of them need for this long. A busy receiver's estimate saws below what it takes in (each
     /// stall reads as overuse and cuts it to 0.85 × what was acknowledged): a receiver stalled 150 ms in every 500 ms
     /// on a server 30 ms late held at 0.67 of it with nothing lost (`VirtualBusyReceiverTests`). A link that cannot
     /// carry even half of the lowest layers keeps its estimate far lower (and soon loses packets too).
     static let sustainedShortfall = TimeAmount.seconds(5)
     /// See ``sustainedShortfall``.
     static let shortfallFraction = 0.5
+    /// The share of what a receiver acknowledges that counts as room without loss: the margin lets the queue behind a
+    /// link that has just narrowed drain (the share a delay-based estimate backs off to), and a receiver that takes in
+    /// everything keeps its allocation by ``holdFraction``.
+    static let acknowledgedShare = 0.85
     /// How long an upgrade or a resume must be wanted before it is applied.
     static let upgradeHold = TimeAmount.seconds(2)
     /// The first wait before a probe, and the wait after one that raised the estimate.
@@ -141,8 +147,13 @@ struct VideoDownlinkAllocator: Sendable {
 
     /// Runs the allocation for the receiver's current estimate and sources; returns what changed. `lossSeen`: the
     /// receiver reported loss lately; without it an estimate within ``holdFraction`` of what flows keeps the
-    /// allocation. The default (true) follows every estimate at once.
-    mutating func allocate(estimateKbps: Int, sources: [Source], lossSeen: Bool = true, now: NIODeadline) -> Changes {
+    /// allocation. The default (true) follows every estimate at once. `acknowledgedKbps`: what the receiver's feedback
+    /// says it took in lately (nil: unknown); without loss the allocation may use that much whatever the estimate:
+    /// a link that carries it has room for it, and a busy receiver's delay-based estimate saws well below it (each
+    /// late read looks like a queue), while a link that really is too narrow holds what it takes in below what is
+    /// sent.
+    mutating func allocate(estimateKbps: Int, sources: [Source], lossSeen: Bool = true, acknowledgedKbps: Int? = nil,
+                           now: NIODeadline) -> Changes {
         let groups = Set(sources.map(\.groupId))
         for gone in chosen.keys where !groups.contains(gone) {
             chosen[gone] = nil
@@ -156,13 +167,19 @@ struct VideoDownlinkAllocator: Sendable {
             acceptedEstimateKbps = estimateKbps
         }
         var budget = acceptedEstimateKbps ?? estimateKbps
+        var evidenceKbps = estimateKbps
         if !lossSeen {
             let served = servedKbps(sources)
+            // What flows and gets through, nothing lost: the link carries it (less a margin that lets a queue behind
+            // a real bottleneck drain).
+            let carried = min(served, Int(Self.acknowledgedShare * Double(acknowledgedKbps ?? 0)))
+            budget = max(budget, carried)
+            evidenceKbps = max(estimateKbps, acknowledgedKbps ?? 0)
             if budget < served, Double(budget) >= Self.holdFraction * Double(served) { budget = served }
         }
         var plan = Self.plan(budgetKbps: budget, sources: sources)
         let lowestKbps = sources.reduce(0) { $0 + ($1.layers.first?.bitrateKbps ?? 0) }
-        shortfallSince = Double(estimateKbps) < Self.shortfallFraction * Double(lowestKbps) ? shortfallSince ?? now : nil
+        shortfallSince = Double(evidenceKbps) < Self.shortfallFraction * Double(lowestKbps) ? shortfallSince ?? now : nil
         let sustained = shortfallSince.map { now - $0 >= Self.sustainedShortfall } ?? false
         if !lossSeen, !sustained {
             // Delay growth alone lowers layers but pauses nothing: a served or new source gets its lowest layer (see
