@@ -115,7 +115,7 @@ final class TileRecorder: VideoTileObserver, @unchecked Sendable {
                           "height": state.videoStreamContentHeight, "local": state.isLocalTile,
                           "pauseState": "\(state.pauseState)"],
                   text: "video \(event.dropFirst(4).lowercased()): \(state.isLocalTile ? "local" : name(of: state)) "
-                      + "\(state.videoStreamContentWidth)x\(state.videoStreamContentHeight)")
+                      + "\(state.videoStreamContentWidth)x\(state.videoStreamContentHeight) (tile \(state.tileId))")
     }
 
     func videoTileDidAdd(tileState: VideoTileState) {

@@ -1,6 +1,8 @@
-"""`carillon join --video-out` loses nothing when tiles come and go: three bots record while a fourth joins and leaves
-twice; each recorder writes the fourth's two tiles to `dave.y4m` and `dave-2.y4m` (nothing overwritten), and for
-every attendee the frames across its files add up to the frames its tiles got, as the bot prints at the end."""
+"""`carillon join --video-out` loses nothing when tiles come and go: three bots record (two, then a third) while a fourth joins and leaves
+twice; each recorder writes the fourth's two tiles to `dave.y4m` and `dave-2.y4m` (nothing overwritten), for
+every attendee the frames across its files add up to the frames its tiles got, as the bot prints at the end, and the
+cameras that stay keep one tile each while the meeting goes 2 -> 3 (their senders change simulcast layers) and
+3 -> 4 -> 3 twice."""
 import os
 import re
 import subprocess
@@ -31,10 +33,13 @@ def test_a_fourth_attendee_joining_and_leaving_twice_loses_no_frames(chime, serv
     env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY)
     with tempfile.TemporaryDirectory(prefix="carillon-video-out-") as root:
         recorders = []
-        for name, color in [("red", "red"), ("green", "green"), ("blue", "blue")]:
+        # Red and green alone first (two participants: one unscaled layer each), then blue (three: low + hi).
+        for name, color, seconds in [("red", "red", 21), ("green", "green", 21), ("blue", "blue", 18)]:
+            if name == "blue":
+                time.sleep(3)
             out = os.path.join(root, name)
             os.mkdir(out)
-            recorders.append((name, out) + start_bot(binary, server, meeting, name, color, out, 18, env))
+            recorders.append((name, out) + start_bot(binary, server, meeting, name, color, out, seconds, env))
         for _ in range(2):
             time.sleep(3)
             dave, dave_lines = start_bot(binary, server, meeting, "dave", "yellow", None, 4, env)
@@ -53,6 +58,15 @@ def test_a_fourth_attendee_joining_and_leaving_twice_loses_no_frames(chime, serv
             assert written.keys() == totals.keys(), (files, output)
             for attendee, frames in written.items():
                 assert sum(frames) == totals[attendee], (name, attendee, frames, totals[attendee])
+            # The other two recorders' cameras: added once, one tile id, never removed while the bots ran.
+            for other, _, _, _ in recorders:
+                if other == name:
+                    continue
+                events = re.findall(rf"^video (added|removed): {other} \d+x\d+ \(tile (\d+)\)", output, re.M)
+                added = [tile for event, tile in events if event == "added"]
+                assert len(added) == 1 and {tile for _, tile in events} == set(added), (name, other, events)
+                assert [event for event, _ in events][:1] == ["added"] and events.count(("removed", added[0])) <= 1, \
+                    (name, other, events)
             # Dave's two visits: two tiles, two files at least, each with frames.
             assert len(written["dave"]) >= 2 and all(count > 0 for count in written["dave"]), (name, files)
             assert totals["dave"] >= 60, (name, written["dave"])
