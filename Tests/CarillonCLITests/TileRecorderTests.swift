@@ -52,6 +52,24 @@ struct TileRecorderTests {
         #expect(first.counts.withLock { $0.frames } + again.counts.withLock { $0.frames } == 12)
     }
 
+    /// ExternalUserIds are other attendees' input: a name with `..` and `/` (valid for Chime) stays a file inside the
+    /// directory.
+    @Test func namesFromOtherAttendeesStayInsideTheDirectory() throws {
+        #expect(RecordingFiles.safeName("../../esc-3e9c45") == "_._.._esc-3e9c45")
+        #expect(RecordingFiles.safeName(".hidden") == "_hidden")
+        #expect(RecordingFiles.safeName("..") == "_.")
+        #expect(RecordingFiles.safeName("") == "_")
+        #expect(RecordingFiles.safeName("carol#content") == "carol#content")
+        #expect(RecordingFiles.safeName("a b\u{0}c/é") == "a_b_c__")
+        #expect(RecordingFiles.safeName(String(repeating: "x", count: 300)).utf8.count == RecordingFiles.maximumNameLength)
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sink = TileRecorder.TileSink(tileId: 1, name: "../../esc", files: RecordingFiles(directory: directory))
+        sink.onVideoFrameReceived(frame: try frame(width: 32, height: 32))
+        sink.close()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["_._.._esc.y4m"])
+    }
+
     @Test func anExistingFileIsSkippedNotTruncated() throws {
         let directory = try directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
