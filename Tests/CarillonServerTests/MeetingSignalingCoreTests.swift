@@ -313,6 +313,68 @@ import Testing
         #expect(sent(core.receive(dataMessage(bytes: 2048), from: c1, now: start), to: c2).count == 1)
     }
 
+    /// A frame of 100 000 empty data messages (one attendee of any meeting silenced every meeting with two): refused
+    /// whole with one warning, nothing relayed; 16 bad ones get one warning between them.
+    @Test func aFrameOfTooManyDataMessagesIsRefusedWholeWithOneWarning() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        var flood = dataMessage()
+        flood.dataMessage.messages = Array(repeating: SdkDataMessagePayload(), count: 100_000)
+        let outputs = core.receive(flood, from: c1, now: start)
+        #expect(sent(outputs, to: c2).isEmpty)
+        #expect(sent(outputs, to: c1).map(\.type) == [.notification])
+        #expect(closes(outputs).isEmpty)
+        var bad = dataMessage()
+        bad.dataMessage.messages = Array(repeating: SdkDataMessagePayload(), count: 16)
+        let warned = core.receive(bad, from: c1, now: start)
+        #expect(sent(warned, to: c2).isEmpty)
+        #expect(sent(warned, to: c1).map(\.notification.message) == ["data message rejected: topic \"\" must match ^[a-zA-Z0-9_-]{1,36}$ (and 15 more)"])
+    }
+
+    /// Past the hard limits of `policies.md` §4 (per session 200/s, burst 2000; per meeting 500/s, burst 10 000) the
+    /// sender is cut off with 4429 and the frame is dropped; a sender within them is only throttled.
+    @Test func aSenderPastTheHardLimitIsClosedAndItsFrameDropped() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        var batch = dataMessage()
+        batch.dataMessage.messages = Array(repeating: batch.dataMessage.messages[0], count: 16)
+        // 125 frames of 16 = the burst of 2000: throttled, never closed.
+        var relayed = 0
+        for _ in 0..<125 {
+            let outputs = core.receive(batch, from: c1, now: start)
+            #expect(closes(outputs).isEmpty)
+            relayed += sent(outputs, to: c2).reduce(0) { $0 + $1.dataMessage.messages.count }
+        }
+        #expect(relayed == 200)
+        let over = core.receive(batch, from: c1, now: start)
+        #expect(closes(over).map(\.0) == [c1] && closes(over).map(\.1) == [SignalingCloseCode.tooManyRequests])
+        #expect(sent(over, to: c2).isEmpty)
+        // Bob's own session has its own allowance.
+        #expect(closes(core.receive(dataMessage(), from: c2, now: start)).isEmpty)
+    }
+
+    /// A SUBSCRIBE announcing 30 000 video streams (every other attendee's INDEX grew past the SDK's frame limit) is
+    /// refused with 400 and publishes nothing.
+    @Test func aSubscribeWithTooManyStreamsIsRefused() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        let subscribe = frame(.subscribe) {
+            $0.sub.sdpOffer = "v=0"
+            var stream = SdkStreamDescriptor()
+            stream.mediaType = .video
+            stream.maxBitrateKbps = 100
+            $0.sub.sendStreams = Array(repeating: stream, count: 30_000)
+        }
+        let outputs = core.receive(subscribe, from: c1, now: start)
+        let reply = sent(outputs, to: c1)
+        #expect(reply.count == 1 && reply.first?.error.status == 400)
+        #expect(sent(outputs, to: c2).isEmpty)
+        #expect(!outputs.contains { if case .send(_, let frame) = $0 { frame.type == .index } else { false } })
+    }
+
     @Test func storedMessagesAreReplayedToLateJoinersUntilTheyExpire() {
         var core = MeetingSignalingCore(meetingId: "m")
         _ = joined(&core, c1, alice)

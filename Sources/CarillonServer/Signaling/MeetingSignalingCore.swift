@@ -26,6 +26,25 @@ public struct MeetingSignalingCore: Sendable {
         public var throttleRate: Double = 100
         /// Largest data-message payload accepted, in bytes.
         public var maximumPayloadBytes = 2048
+        /// Most data messages one DATA_MESSAGE frame may carry (Chime's clients send one per frame); a frame with more
+        /// is refused whole, with one warning, and nothing of it is relayed.
+        public var maximumDataMessagesPerFrame = 16
+        /// The hard data-message limit per attendee session (`policies.md` §4), messages per second: a session whose
+        /// message would go past it (or past the meeting's) is closed with ``SignalingCloseCode/tooManyRequests`` and
+        /// the frame is dropped. The soft throttle returns messages long before a client that respects it gets here.
+        public var attendeeHardRate: Double = 200
+        /// The burst of ``attendeeHardRate``.
+        public var attendeeHardBurst: Double = 2_000
+        /// The hard data-message limit per meeting, messages per second (see ``attendeeHardRate``).
+        public var meetingHardRate: Double = 500
+        /// The burst of ``meetingHardRate``.
+        public var meetingHardBurst: Double = 10_000
+        /// Most video streams one SUBSCRIBE may announce (`send_streams`: a simulcast camera has three layers); every
+        /// other attendee's INDEX lists them. A SUBSCRIBE with more is refused with status 400 and changes nothing.
+        public var maximumVideoSendStreams = 3
+        /// Most streams one SUBSCRIBE may receive (`receive_stream_ids`: 25 cameras, two content shares and the camera
+        /// m-line fit well within it); a SUBSCRIBE with more is refused like one that sends too many.
+        public var maximumReceiveStreams = 64
         /// Most attendee sessions that may send camera video at once (Chime's limit); one more is refused with 206.
         /// Content shares do not count.
         public var maximumVideoSenders = 25
@@ -54,6 +73,8 @@ public struct MeetingSignalingCore: Sendable {
         var adaptation = SdkServerSideNetworkAdaption.default
         /// The receiver's latest downlink estimate (mode 4), kbps: every BITRATES it gets carries it.
         var downlinkEstimateKbps: UInt32?
+        /// The session's hard data-message limit (``Configuration/attendeeHardRate``), once it has sent one.
+        var dataMessageLimit: TokenBucket?
     }
 
     private struct Participant {
@@ -107,6 +128,8 @@ public struct MeetingSignalingCore: Sendable {
     private var nextGroupId: UInt32 = 1
     private var buffer: DataMessageBuffer
     private var throttle: TokenBucket
+    /// The meeting's hard data-message limit (``Configuration/meetingHardRate``).
+    private var dataMessageLimit: TokenBucket
     private var lastIngestNanoseconds: Int64 = 0
     private var ended = false
 
@@ -119,6 +142,7 @@ public struct MeetingSignalingCore: Sendable {
             maximumLifetime: configuration.maximumMessageLifetime
         )
         self.throttle = TokenBucket(capacity: configuration.throttleBurst, refillPerSecond: configuration.throttleRate)
+        self.dataMessageLimit = TokenBucket(capacity: configuration.meetingHardBurst, refillPerSecond: configuration.meetingHardRate)
     }
 
     // MARK: - Queries
@@ -189,6 +213,14 @@ public struct MeetingSignalingCore: Sendable {
             guard frame.hasSub, !frame.sub.sdpOffer.isEmpty else {
                 // JOIN_ACK says compression is off, so an offer only ever comes as text.
                 return [.send([connection], errorFrame(400, "SUBSCRIBE carries no sdp_offer", now: now))]
+            }
+            // Every other attendee's INDEX lists what one announces: an unbounded list would cut them all off.
+            let sends = frame.sub.sendStreams.count { $0.mediaType == .video }
+            guard sends <= configuration.maximumVideoSendStreams,
+                  frame.sub.receiveStreamIds.count <= configuration.maximumReceiveStreams else {
+                return [.send([connection], errorFrame(400, "SUBSCRIBE announces \(sends) video streams and receives "
+                    + "\(frame.sub.receiveStreamIds.count): at most \(configuration.maximumVideoSendStreams) and "
+                    + "\(configuration.maximumReceiveStreams)", now: now))]
             }
             var video = videoRequest(frame.sub, from: connection, identity: state.identity)
             if state.adaptation == .bandwidthProbingAndVideoQualityAdaption {
@@ -725,13 +757,27 @@ public struct MeetingSignalingCore: Sendable {
         sender: AttendeeIdentity,
         now: ClockReading
     ) -> [MeetingSignalingOutput] {
+        guard payloads.count <= configuration.maximumDataMessagesPerFrame else {
+            return [.send([connection], notification(.warning, "data message frame rejected: \(payloads.count) messages, "
+                + "at most \(configuration.maximumDataMessagesPerFrame) in one frame", now: now))]
+        }
+        // The hard limits first: a session past them is cut off before anything of the frame is relayed.
+        var sessionLimit = connections[connection]?.dataMessageLimit
+            ?? TokenBucket(capacity: configuration.attendeeHardBurst, refillPerSecond: configuration.attendeeHardRate)
+        for _ in payloads {
+            guard sessionLimit.take(now: now.monotonic), dataMessageLimit.take(now: now.monotonic) else {
+                connections[connection]?.dataMessageLimit = sessionLimit
+                return [.close(connection, code: SignalingCloseCode.tooManyRequests)]
+            }
+        }
+        connections[connection]?.dataMessageLimit = sessionLimit
         var outputs: [MeetingSignalingOutput] = []
         var delivered: [SdkDataMessagePayload] = []
         var throttled: [SdkDataMessagePayload] = []
+        var rejected: [String] = []
         for payload in payloads {
             if let problem = problem(with: payload) {
-                outputs.append(.send([connection], notification(.warning, "data message rejected: \(problem)",
-                                                                  now: now)))
+                rejected.append(problem)
                 continue
             }
             var stamped = payload
@@ -755,6 +801,11 @@ public struct MeetingSignalingCore: Sendable {
             if !others.isEmpty { outputs.append(.send(others, dataFrame(delivered, now: now))) }
         }
         if !throttled.isEmpty { outputs.append(.send([connection], dataFrame(throttled, now: now))) }
+        if let first = rejected.first {
+            // One warning per frame, however many of its messages were bad.
+            let more = rejected.count > 1 ? " (and \(rejected.count - 1) more)" : ""
+            outputs.append(.send([connection], notification(.warning, "data message rejected: \(first)\(more)", now: now)))
+        }
         return outputs
     }
 

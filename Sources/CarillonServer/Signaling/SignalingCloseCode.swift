@@ -15,6 +15,9 @@ public enum SignalingCloseCode {
     /// The meeting has all the sessions of this kind it takes (a third content share): permanent rejection at JOIN
     /// (`signaling.md` §1.7 suggests 4000 + HTTP 409; the same code as ``replaced``, which only a joined socket gets).
     public static let atCapacity: UInt16 = 4409
+    /// The session went past a hard limit (data messages per second, `policies.md` §4): 4000 + HTTP 429. A Chime client
+    /// that is in the meeting does not react to it at once (§1.7), so it is kept for senders that break the rules.
+    public static let tooManyRequests: UInt16 = 4429
     /// Transient server trouble: clients retry.
     public static let serverError: UInt16 = 4500
     /// The server is shutting down: clients retry (and find it again after a restart).
