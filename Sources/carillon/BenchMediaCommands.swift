@@ -32,7 +32,7 @@ extension BenchCommand {
                     certificate: serverCertificate, remoteFingerprint: clientCertificate.fingerprint))
                 let loop = group.next()
                 let driver = port.makeDriver(for: server, on: loop)
-                try await port.register(driver, usernameFragment: serverICE.usernameFragment).get()
+                try await port.register(driver, credentials: serverICE).get()
                 let serverUp = AsyncStream.makeStream(of: Void.self)
                 try await loop.submit {
                     driver.start { if case .connected = $0 { serverUp.continuation.yield() } }

@@ -65,7 +65,7 @@ import Testing
                 iceRole: .lite, localICE: serverICE, remoteICE: clientICE, dtlsRole: .server,
                 certificate: serverCertificate, remoteFingerprint: clientCertificate.fingerprint))
             let driver = port.makeDriver(for: server, on: loop)
-            try await port.register(driver, usernameFragment: serverICE.usernameFragment).get()
+            try await port.register(driver, credentials: serverICE).get()
             let serverLog = EventLog()
             try await loop.submit { driver.start { serverLog.append($0) } }.get()
             sessions.append((driver, serverLog, UInt32(0xA000 + index)))
@@ -115,6 +115,65 @@ import Testing
         try await group.shutdownGracefully()
     }
 
+    /// Anyone who sees a session's ICE username can send checks naming it: a port that learned their source addresses
+    /// (it kept 8 per session) let 9 forged checks evict the real peer's address and drop its uplink. Only a check
+    /// whose MESSAGE-INTEGRITY verifies moves traffic now: after 12 forged checks (wrong key, none at all) from 12
+    /// addresses, the client's packets still reach its session.
+    @Test func forgedChecksDoNotMoveASessionsTraffic() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let port = try await MediaPort.bind(host: "127.0.0.1", port: 0, group: group)
+        let serverCertificate = try DTLSCertificate.generate(commonName: "server")
+        let clientCertificate = try DTLSCertificate.generate(commonName: "client")
+        let clientICE = ICECredentials.random(), serverICE = ICECredentials.random()
+        let loop = group.next()
+        let server = try PeerConnection(configuration: PeerConnectionConfiguration(
+            iceRole: .lite, localICE: serverICE, remoteICE: clientICE, dtlsRole: .server,
+            certificate: serverCertificate, remoteFingerprint: clientCertificate.fingerprint))
+        let driver = port.makeDriver(for: server, on: loop)
+        try await port.register(driver, credentials: serverICE).get()
+        let counter = RTPCounter(ssrc: 0xC0DE)
+        try await loop.submit { driver.start { counter.handle($0) } }.get()
+        let socket = try await PeerConnectionSocket.bind(host: "127.0.0.1", group: group)
+        let client = try PeerConnection(configuration: PeerConnectionConfiguration(
+            iceRole: .controlling(remoteCandidates: [port.localAddress]), localICE: clientICE, remoteICE: serverICE,
+            dtlsRole: .client, certificate: clientCertificate, remoteFingerprint: serverCertificate.fingerprint))
+        let clientLog = EventLog()
+        socket.attach(client) { clientLog.append($0) }
+        try await waitUntil { clientLog.connected && counter.connected }
+        #expect(clientLog.connected && counter.connected)
+
+        // The attacker: 12 sockets, each sending a check with the session's username and a bad or missing integrity.
+        let target = try SocketAddress(ipAddress: "127.0.0.1", port: Int(port.localAddress.port))
+        for index in 0..<12 {
+            let forger = try await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
+            let check = STUNMessage(messageClass: .request, transactionID: (0..<12).map { _ in UInt8.random(in: 0...255) },
+                                    attributes: [.username("\(serverICE.usernameFragment):\(clientICE.usernameFragment)"),
+                                                 .priority(1), .iceControlling(UInt64(index))])
+            let bytes = check.encoded(integrityKey: index.isMultiple(of: 2) ? Array("wrong password".utf8) : nil,
+                                      fingerprint: true)
+            var buffer = forger.allocator.buffer(capacity: bytes.count)
+            buffer.writeBytes(bytes)
+            try await forger.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: buffer)).get()
+            try await forger.close().get()
+        }
+        var unverified = 0
+        let clock = ContinuousClock()
+        let end = clock.now + .seconds(10)
+        while unverified < 12, clock.now < end {
+            unverified = try await port.statistics().checksUnverified
+            if unverified < 12 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(unverified == 12)
+        for sequence in 0..<20 { socket.sendRTP(rtp(ssrc: 0xC0DE, sequence: UInt16(sequence))) }
+        try await waitUntil { counter.rtp == 20 }
+        #expect(counter.rtp == 20)
+        try await port.unregister(driver).get()
+        try await loop.submit { driver.stop() }.get()
+        await socket.close()
+        await port.close()
+        try await group.shutdownGracefully()
+    }
+
     /// Counts RTP packets of one SSRC without keeping them (a kept packet would keep its datagram's storage).
     final class RTPCounter: Sendable {
         private let counts = Mutex<(rtp: Int, connected: Bool)>((0, false))
@@ -149,7 +208,7 @@ import Testing
                 iceRole: .lite, localICE: serverICE, remoteICE: clientICE, dtlsRole: .server,
                 certificate: serverCertificate, remoteFingerprint: clientCertificate.fingerprint))
             let driver = port.makeDriver(for: server, on: loop)
-            try await port.register(driver, usernameFragment: serverICE.usernameFragment).get()
+            try await port.register(driver, credentials: serverICE).get()
             let counter = RTPCounter(ssrc: UInt32(0xC000 + index))
             try await loop.submit { driver.start { counter.handle($0) } }.get()
             sessions.append((driver, counter))

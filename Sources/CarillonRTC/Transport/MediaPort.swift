@@ -93,11 +93,13 @@ public final class MediaPort: @unchecked Sendable {
         }
     }
 
-    /// Routes checks for the local ICE username fragment `usernameFragment` (and then their source addresses) to
-    /// `driver`. Registering the same fragment again replaces the earlier driver.
+    /// Routes checks for the local ICE credentials' username fragment to `driver`, and then the traffic of each source
+    /// address whose check's MESSAGE-INTEGRITY verifies with their password (a forged check, which anyone who saw the
+    /// username can send, reaches the connection, which refuses it, but never moves its traffic). Registering the same
+    /// fragment again replaces the earlier driver.
     @discardableResult
-    public func register(_ driver: PeerConnectionDriver, usernameFragment: String) -> EventLoopFuture<Void> {
-        channel.eventLoop.submit { [router] in router.register(driver, usernameFragment: usernameFragment) }
+    public func register(_ driver: PeerConnectionDriver, credentials: ICECredentials) -> EventLoopFuture<Void> {
+        channel.eventLoop.submit { [router] in router.register(driver, credentials: credentials) }
     }
 
     /// Stops routing anything to `driver`.
@@ -132,6 +134,8 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
     var byFragment: [String: PeerConnectionDriver] = [:]
+    /// Each driver's short-term credential key (its local ICE password's bytes).
+    private var keys: [ObjectIdentifier: [UInt8]] = [:]
     private var byAddress: [STUNAddress: PeerConnectionDriver] = [:]
     private var addresses: [ObjectIdentifier: [STUNAddress]] = [:]
     /// Counted on the port's loop, where every datagram passes: plain integers, no lock and no allocation.
@@ -143,14 +147,16 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
     /// handed over, which a dictionary's values cannot be without a second reference to the list.
     private var pending: [(loop: any EventLoop, datagrams: [(PeerConnectionDriver, [UInt8], STUNAddress)])] = []
 
-    func register(_ driver: PeerConnectionDriver, usernameFragment: String) {
-        if let previous = byFragment[usernameFragment], previous !== driver { unregister(previous) }
+    func register(_ driver: PeerConnectionDriver, credentials: ICECredentials) {
+        if let previous = byFragment[credentials.usernameFragment], previous !== driver { unregister(previous) }
         byFragment = byFragment.filter { $0.value !== driver }
-        byFragment[usernameFragment] = driver
+        byFragment[credentials.usernameFragment] = driver
+        keys[ObjectIdentifier(driver)] = Array(credentials.password.utf8)
     }
 
     func unregister(_ driver: PeerConnectionDriver) {
         byFragment = byFragment.filter { $0.value !== driver }
+        keys[ObjectIdentifier(driver)] = nil
         for address in addresses.removeValue(forKey: ObjectIdentifier(driver)) ?? [] where byAddress[address] === driver {
             byAddress[address] = nil
         }
@@ -168,9 +174,14 @@ private final class Router: ChannelInboundHandler, @unchecked Sendable {
         envelope.data.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
         var driver = byAddress[source]
         if first < 4, let fragment = Self.localFragment(of: bytes), let owner = byFragment[fragment] {
-            // A check names its session; the source address then routes the rest of that peer's traffic.
+            // A check names its session; once it proves it knows the password, its source address routes the rest
+            // of that peer's traffic.
             driver = owner
-            learn(source, for: owner)
+            if let key = keys[ObjectIdentifier(owner)], STUNMessage.verifyIntegrity(bytes, key: key) {
+                learn(source, for: owner)
+            } else {
+                statistics.checksUnverified += 1
+            }
         }
         guard let driver else {
             statistics.datagramsUnrouted += 1

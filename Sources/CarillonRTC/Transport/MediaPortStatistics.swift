@@ -10,6 +10,9 @@ public struct MediaPortStatistics: Sendable, Equatable {
     public var bytesSent = 0
     /// Datagrams dropped because no connection claimed them (no known source address, no matching ICE username).
     public var datagramsUnrouted = 0
+    /// Connectivity checks naming a connection whose MESSAGE-INTEGRITY did not verify: handed to the connection (which
+    /// refuses them) without learning their source address.
+    public var checksUnverified = 0
     /// Arrays allocated to read datagrams into because the port's receive pool had none spare; it stops growing once
     /// the connections give handled datagrams back (none allocated per datagram in steady state).
     public var receiveBuffersAllocated = 0

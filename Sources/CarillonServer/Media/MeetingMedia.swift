@@ -83,7 +83,7 @@ final class MeetingMedia: @unchecked Sendable {
         perform(core.add(connection, attendeeId: attendeeId, negotiation: negotiated, now: eventLoop.now))
         drivers[connection] = driver
         negotiations[connection] = negotiated
-        context.port.register(driver, usernameFragment: negotiated.configuration.localICE.usernameFragment)
+        context.port.register(driver, credentials: negotiated.configuration.localICE)
         driver.start { [weak self] event in self?.handle(event, from: connection, driver: driver) }
         return SubscribeAnswer(sdp: negotiated.answer, tracks: negotiated.tracks)
     }
