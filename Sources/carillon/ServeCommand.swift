@@ -111,7 +111,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = CommandLogging.logger(label: "carillon.serve", level: Logger.Level(rawValue: logLevel) ?? .info)
         let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        _ = try DataDirectory.prepare(directory)
         let (keys, origin) = try AccessKeyFile.load(dataDirectory: directory)
         switch origin {
         case .environment:

@@ -36,6 +36,29 @@ import Testing
         #expect(try await reopened.tags(meetingId: record.meetingId) == [.init(key: "k", value: "v")])
     }
 
+    func mode(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+
+    /// The data directory holds join tokens and the join-token secret: made 0700, the database and its WAL files 0600
+    /// (they were 0755 and 0644); an existing directory open to others is reported, and a database left 0644 tightened.
+    @Test func theDataIsReadableByItsOwnerOnly() async throws {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let directory = parent.appendingPathComponent("data")
+        let store = try SQLiteMeetingStore(directory: directory)
+        try await store.setSetting("secret", value: "abc")
+        let database = directory.appendingPathComponent("carillon.sqlite").path
+        #expect(try mode(directory.path) == 0o700)
+        for path in [database, database + "-wal", database + "-shm"] { #expect(try mode(path) == 0o600, "\(path)") }
+        #expect(try DataDirectory.prepare(directory) == nil)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: database)
+        #expect(try DataDirectory.prepare(directory)?.contains("chmod 700") == true)
+        _ = try SQLiteMeetingStore(directory: directory)
+        #expect(try mode(database) == 0o600)
+    }
+
     @Test func attendeeInsertionRules() async throws {
         let store = try SQLiteMeetingStore.inMemory()
         let record = meeting()

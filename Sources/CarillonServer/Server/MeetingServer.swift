@@ -45,7 +45,7 @@ public final class MeetingServer: Service, Sendable {
 
     /// Opens (or creates) the data directory and its database; does not listen yet.
     public init(configuration: ServerConfiguration, logger: Logger, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws {
-        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        if let warning = try DataDirectory.prepare(configuration.dataDirectory) { logger.warning("\(warning)") }
         self.configuration = configuration
         self.logger = logger
         self.group = group

@@ -10,10 +10,19 @@ public final class SQLiteMeetingStore: MeetingStore {
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
 
-    /// Opens (creating and migrating if needed) the database file in `directory`.
+    /// Opens (creating and migrating if needed) the database file in `directory`; the database and its WAL files are
+    /// readable by their owner only (they hold join tokens and the join-token secret).
     public convenience init(directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let pool = try DatabasePool(path: directory.appendingPathComponent("carillon.sqlite").path)
+        _ = try DataDirectory.prepare(directory)
+        let path = directory.appendingPathComponent("carillon.sqlite").path
+        // SQLite gives its -wal and -shm files the database file's permissions.
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+            }
+        }
+        try DataDirectory.restrict([path, path + "-wal", path + "-shm"])
+        let pool = try DatabasePool(path: path)
         try self.init(writer: pool)
     }
 
