@@ -448,4 +448,19 @@ import Testing
         let dropped = sent(core.tick(now: start.advanced(by: .seconds(45))), to: c1).first?.audioStreamIDInfo.streams
         #expect(dropped?.first?.dropped == true)
     }
+
+    /// A socket that never joins is closed 10 s after it opened, however often it pings; a joined one only after
+    /// 40 s of silence.
+    @Test func aSocketThatNeverJoinsIsClosedAfterTheJoinTimeout() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = core.accept(c2, identity: bob, now: start)
+        #expect(core.nextDeadline == start.monotonic + .seconds(10))
+        _ = core.receive(frame(.pingPong) { $0.pingPong.type = .ping; $0.pingPong.pingID = 1 }, from: c2,
+                         now: start.advanced(by: .seconds(5)))
+        #expect(closes(core.tick(now: start.advanced(by: .milliseconds(9_999)))).isEmpty)
+        let outputs = core.tick(now: start.advanced(by: .seconds(10)))
+        #expect(closes(outputs).map(\.0) == [c2] && closes(outputs).map(\.1) == [SignalingCloseCode.idle])
+        #expect(core.nextDeadline == start.monotonic + .seconds(40))
+    }
 }

@@ -16,6 +16,9 @@ public struct MeetingSignalingCore: Sendable {
         public var dropGrace: TimeAmount = .seconds(5)
         /// A socket that sends nothing for this long is closed (clients PING every 10 s).
         public var idleTimeout: TimeAmount = .seconds(40)
+        /// A socket that has not joined this long after it opened is closed with ``SignalingCloseCode/idle`` (clients
+        /// send JOIN as soon as the socket opens); an idle pre-join socket holds a descriptor and nothing else.
+        public var joinTimeout: TimeAmount = .seconds(10)
         /// Data messages kept for replay.
         public var bufferCapacity = 1024
         /// Longest replay lifetime of a data message.
@@ -67,6 +70,8 @@ public struct MeetingSignalingCore: Sendable {
         var joined = false
         var left = false
         var lastActivity: NIODeadline
+        /// When the socket was accepted (``Configuration/joinTimeout`` counts from here).
+        let openedAt: NIODeadline
         /// JOIN's `disable_periodic_keyframe_request_on_content_sender`.
         var periodicKeyFramesDisabled = false
         /// The downlink adaptation mode JOIN_ACK gave the session (`default_server_side_network_adaption`).
@@ -161,8 +166,15 @@ public struct MeetingSignalingCore: Sendable {
     /// When ``tick(now:)`` next needs to run, if ever.
     public var nextDeadline: NIODeadline? {
         let drops = participants.values.compactMap(\.dropDeadline)
-        let idles = connections.values.map { $0.lastActivity + configuration.idleTimeout }
+        let idles = connections.values.map(closeDeadline)
         return (drops + idles).min()
+    }
+
+    /// When a socket is closed for silence: `idleTimeout` after it last sent something, and before JOIN `joinTimeout`
+    /// after it opened.
+    private func closeDeadline(_ state: Connection) -> NIODeadline {
+        let idle = state.lastActivity + configuration.idleTimeout
+        return state.joined ? idle : min(idle, state.openedAt + configuration.joinTimeout)
     }
 
     // MARK: - Inputs
@@ -174,7 +186,7 @@ public struct MeetingSignalingCore: Sendable {
         now: ClockReading
     ) -> [MeetingSignalingOutput] {
         if ended { return [.close(connection, code: SignalingCloseCode.meetingEnded)] }
-        connections[connection] = Connection(identity: identity, lastActivity: now.monotonic)
+        connections[connection] = Connection(identity: identity, lastActivity: now.monotonic, openedAt: now.monotonic)
         return []
     }
 
@@ -359,7 +371,7 @@ public struct MeetingSignalingCore: Sendable {
             outputs += indexUpdate(now: now, excluding: nil)
             outputs.append(.activity(participant.identity, .dropped))
         }
-        for (connection, state) in connections where state.lastActivity + configuration.idleTimeout <= now.monotonic {
+        for (connection, state) in connections where closeDeadline(state) <= now.monotonic {
             outputs.append(.close(connection, code: SignalingCloseCode.idle))
             outputs += disconnected(connection, now: now)
         }

@@ -15,6 +15,9 @@ public struct SignalingEndpoint: Sendable {
     public static let subProtocol = "_aws_wt_session"
     /// Largest WebSocket message accepted from a client.
     public static let maximumMessageSize = 256 * 1024
+    /// How long a refused socket waits for its JOIN before it is closed (clients send JOIN at once and understand the
+    /// close code only while they wait for JOIN_ACK); a socket that sends nothing holds a descriptor no longer.
+    public static let refusalWait = Duration.seconds(10)
 
     private let rooms: MeetingRooms
     private let authenticator: any SignalingAuthenticator
@@ -71,7 +74,7 @@ public struct SignalingEndpoint: Sendable {
                     var messages = inbound.messages(maxSize: Self.maximumMessageSize).makeAsyncIterator()
                     _ = try? await messages.next()
                 }
-                group.addTask { try? await Task.sleep(for: .seconds(15)) }
+                group.addTask { try? await Task.sleep(for: Self.refusalWait) }
                 await group.next()
                 group.cancelAll()
             }
