@@ -50,6 +50,29 @@ import Testing
         try await group.shutdownGracefully()
     }
 
+    /// One session behind `port`: a lite server connection on its own loop (like a meeting's), registered on the port
+    /// and reporting to `onServerEvent`, and a client on its own socket (controlling, DTLS client) reporting to
+    /// `clientLog`. Returns the server's driver, the client's socket and both sides' ICE credentials.
+    func session(on port: MediaPort, group: any EventLoopGroup, serverCertificate: DTLSCertificate, name: String,
+                 clientLog: EventLog, onServerEvent: @escaping @Sendable (PeerConnectionEvent) -> Void) async throws
+        -> (driver: PeerConnectionDriver, socket: PeerConnectionSocket, client: ICECredentials, server: ICECredentials) {
+        let clientCertificate = try DTLSCertificate.generate(commonName: name)
+        let clientICE = ICECredentials.random(), serverICE = ICECredentials.random()
+        let loop = group.next()
+        let server = try PeerConnection(configuration: PeerConnectionConfiguration(
+            iceRole: .lite, localICE: serverICE, remoteICE: clientICE, dtlsRole: .server,
+            certificate: serverCertificate, remoteFingerprint: clientCertificate.fingerprint))
+        let driver = port.makeDriver(for: server, on: loop)
+        try await port.register(driver, credentials: serverICE).get()
+        try await loop.submit { driver.start(onEvent: onServerEvent) }.get()
+        let socket = try await PeerConnectionSocket.bind(host: "127.0.0.1", group: group)
+        let client = try PeerConnection(configuration: PeerConnectionConfiguration(
+            iceRole: .controlling(remoteCandidates: [port.localAddress]), localICE: clientICE, remoteICE: serverICE,
+            dtlsRole: .client, certificate: clientCertificate, remoteFingerprint: serverCertificate.fingerprint))
+        socket.attach(client) { clientLog.append($0) }
+        return (driver, socket, clientICE, serverICE)
+    }
+
     @Test func twoClientsShareOneServerPortAndEachReachesItsOwnSession() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let port = try await MediaPort.bind(host: "127.0.0.1", port: 0, group: group)
@@ -57,26 +80,11 @@ import Testing
         var clients: [(socket: PeerConnectionSocket, log: EventLog, ssrc: UInt32)] = []
         var sessions: [(driver: PeerConnectionDriver, log: EventLog, ssrc: UInt32)] = []
         for index in 0..<2 {
-            let clientCertificate = try DTLSCertificate.generate(commonName: "client\(index)")
-            let clientICE = ICECredentials.random(), serverICE = ICECredentials.random()
-            // The server side: a lite connection on its own loop (like a meeting's), registered on the shared port.
-            let loop = group.next()
-            let server = try PeerConnection(configuration: PeerConnectionConfiguration(
-                iceRole: .lite, localICE: serverICE, remoteICE: clientICE, dtlsRole: .server,
-                certificate: serverCertificate, remoteFingerprint: clientCertificate.fingerprint))
-            let driver = port.makeDriver(for: server, on: loop)
-            try await port.register(driver, credentials: serverICE).get()
-            let serverLog = EventLog()
-            try await loop.submit { driver.start { serverLog.append($0) } }.get()
-            sessions.append((driver, serverLog, UInt32(0xA000 + index)))
-            // The client side: its own socket, controlling, DTLS client.
-            let socket = try await PeerConnectionSocket.bind(host: "127.0.0.1", group: group)
-            let client = try PeerConnection(configuration: PeerConnectionConfiguration(
-                iceRole: .controlling(remoteCandidates: [port.localAddress]), localICE: clientICE, remoteICE: serverICE,
-                dtlsRole: .client, certificate: clientCertificate, remoteFingerprint: serverCertificate.fingerprint))
-            let clientLog = EventLog()
-            socket.attach(client) { clientLog.append($0) }
-            clients.append((socket, clientLog, UInt32(0xB000 + index)))
+            let serverLog = EventLog(), clientLog = EventLog()
+            let made = try await session(on: port, group: group, serverCertificate: serverCertificate,
+                                         name: "client\(index)", clientLog: clientLog) { serverLog.append($0) }
+            sessions.append((made.driver, serverLog, UInt32(0xA000 + index)))
+            clients.append((made.socket, clientLog, UInt32(0xB000 + index)))
         }
         #expect(try await port.connectionCount() == 2)
         try await waitUntil { clients.allSatisfy { $0.log.connected } && sessions.allSatisfy { $0.log.connected } }
@@ -123,22 +131,11 @@ import Testing
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let port = try await MediaPort.bind(host: "127.0.0.1", port: 0, group: group)
         let serverCertificate = try DTLSCertificate.generate(commonName: "server")
-        let clientCertificate = try DTLSCertificate.generate(commonName: "client")
-        let clientICE = ICECredentials.random(), serverICE = ICECredentials.random()
-        let loop = group.next()
-        let server = try PeerConnection(configuration: PeerConnectionConfiguration(
-            iceRole: .lite, localICE: serverICE, remoteICE: clientICE, dtlsRole: .server,
-            certificate: serverCertificate, remoteFingerprint: clientCertificate.fingerprint))
-        let driver = port.makeDriver(for: server, on: loop)
-        try await port.register(driver, credentials: serverICE).get()
-        let counter = RTPCounter(ssrc: 0xC0DE)
-        try await loop.submit { driver.start { counter.handle($0) } }.get()
-        let socket = try await PeerConnectionSocket.bind(host: "127.0.0.1", group: group)
-        let client = try PeerConnection(configuration: PeerConnectionConfiguration(
-            iceRole: .controlling(remoteCandidates: [port.localAddress]), localICE: clientICE, remoteICE: serverICE,
-            dtlsRole: .client, certificate: clientCertificate, remoteFingerprint: serverCertificate.fingerprint))
-        let clientLog = EventLog()
-        socket.attach(client) { clientLog.append($0) }
+        let counter = RTPCounter(ssrc: 0xC0DE), clientLog = EventLog()
+        let (driver, socket, clientICE, serverICE) = try await session(
+            on: port, group: group, serverCertificate: serverCertificate, name: "client", clientLog: clientLog) {
+                counter.handle($0)
+            }
         try await waitUntil { clientLog.connected && counter.connected }
         #expect(clientLog.connected && counter.connected)
 
@@ -168,7 +165,7 @@ import Testing
         try await waitUntil { counter.rtp == 20 }
         #expect(counter.rtp == 20)
         try await port.unregister(driver).get()
-        try await loop.submit { driver.stop() }.get()
+        try await driver.eventLoop.submit { driver.stop() }.get()
         await socket.close()
         await port.close()
         try await group.shutdownGracefully()
