@@ -1,6 +1,7 @@
 import CarillonProtocol
 
-/// Ends live signaling sessions when the control API deletes their meeting or attendee.
+/// Ends live signaling sessions when the control API deletes their meeting or attendee, and applies changed
+/// capabilities to them.
 struct LiveMeetingTerminator: MeetingLifecycleObserver {
     let rooms: MeetingRooms
 
@@ -15,6 +16,6 @@ struct LiveMeetingTerminator: MeetingLifecycleObserver {
     func attendeeCreated(_ attendee: AttendeeRecord) { rooms.events?.attendeeCreated(attendee) }
 
     func attendeeCapabilitiesChanged(meetingId: String, attendeeIds: [String], capabilities: ControlAPI.AttendeeCapabilities) {
-        // Capabilities only matter to media, which applies them at the next renegotiation.
+        rooms.updateCapabilities(meetingId: meetingId, attendeeIds: attendeeIds, capabilities: capabilities)
     }
 }

@@ -58,16 +58,22 @@ public final class MeetingRoom: @unchecked Sendable {
         media?.isMuted = { [weak self] attendeeId in self?.core.isMuted(attendeeId) ?? false }
     }
 
-    /// Adds an authenticated socket; frames for it go into `sink`.
+    /// Adds an authenticated socket, allowed what `permissions` allow; frames for it go into `sink`.
     public func attach(
         _ connection: SignalingConnectionID,
         identity: AttendeeIdentity,
+        permissions: AttendeeMediaPermissions = .all,
         sink: AsyncStream<SignalingOutbound>.Continuation
     ) {
         eventLoop.execute {
             self.sinks[connection] = sink
-            self.apply { $0.accept(connection, identity: identity, now: $1) }
+            self.apply { $0.accept(connection, identity: identity, permissions: permissions, now: $1) }
         }
+    }
+
+    /// Applies an attendee's new capabilities to its live sessions at once.
+    public func updatePermissions(_ attendeeId: String, capabilities: ControlAPI.AttendeeCapabilities) {
+        eventLoop.execute { self.apply { $0.updatePermissions(attendeeId, capabilities: capabilities, now: $1) } }
     }
 
     /// Hands a decoded frame from a socket to the meeting.

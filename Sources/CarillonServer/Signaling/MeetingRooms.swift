@@ -1,3 +1,4 @@
+import CarillonProtocol
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -84,6 +85,12 @@ public final class MeetingRooms: Sendable {
     public func removeAttendee(meetingId: String, attendeeId: String) {
         events?.attendeeDeleted(meetingId: meetingId, attendeeId: attendeeId)
         existingRoom(for: meetingId)?.removeAttendee(attendeeId)
+    }
+
+    /// Applies new capabilities to the live sessions of `attendeeIds` (UpdateAttendeeCapabilities and its batch form).
+    public func updateCapabilities(meetingId: String, attendeeIds: [String], capabilities: ControlAPI.AttendeeCapabilities) {
+        guard let room = existingRoom(for: meetingId) else { return }
+        for attendeeId in attendeeIds { room.updatePermissions(attendeeId, capabilities: capabilities) }
     }
 
     /// Closes every socket of every meeting, for a server shutdown.

@@ -72,6 +72,8 @@ public struct MeetingSignalingCore: Sendable {
         var lastActivity: NIODeadline
         /// When the socket was accepted (``Configuration/joinTimeout`` counts from here).
         let openedAt: NIODeadline
+        /// What the session may send and receive (its attendee's capabilities).
+        var permissions = AttendeeMediaPermissions.all
         /// JOIN's `disable_periodic_keyframe_request_on_content_sender`.
         var periodicKeyFramesDisabled = false
         /// The downlink adaptation mode JOIN_ACK gave the session (`default_server_side_network_adaption`).
@@ -183,11 +185,50 @@ public struct MeetingSignalingCore: Sendable {
     public mutating func accept(
         _ connection: SignalingConnectionID,
         identity: AttendeeIdentity,
+        permissions: AttendeeMediaPermissions = .all,
         now: ClockReading
     ) -> [MeetingSignalingOutput] {
         if ended { return [.close(connection, code: SignalingCloseCode.meetingEnded)] }
-        connections[connection] = Connection(identity: identity, lastActivity: now.monotonic, openedAt: now.monotonic)
+        connections[connection] = Connection(identity: identity, lastActivity: now.monotonic, openedAt: now.monotonic,
+                                             permissions: permissions)
         return []
+    }
+
+    /// UpdateAttendeeCapabilities for a live attendee, applied at once to its sessions: a camera it may no longer send
+    /// stops being published (others get a new INDEX, it gets a warning), audio it may no longer send is held muted, a
+    /// content share it may no longer send is closed with ``SignalingCloseCode/forbidden``, and a session whose
+    /// receiving changed gets an INDEX of only what it may receive. What is newly allowed applies from its next
+    /// SUBSCRIBE or unmute (`control-api.md` §7.2).
+    public mutating func updatePermissions(_ attendeeId: String, capabilities: ControlAPI.AttendeeCapabilities,
+                                           now: ClockReading) -> [MeetingSignalingOutput] {
+        var outputs: [MeetingSignalingOutput] = []
+        let sessions = connections.filter {
+            $0.value.identity.attendeeId == attendeeId || $0.value.identity.attendeeId == attendeeId + JoinToken.contentSuffix
+        }
+        for (connection, state) in sessions.sorted(by: { $0.key < $1.key }) {
+            let content = Self.isContent(state.identity.attendeeId)
+            let permissions = AttendeeMediaPermissions(capabilities, contentSession: content)
+            let previous = state.permissions
+            connections[connection]?.permissions = permissions
+            if content, !permissions.sendsVideo {
+                connections[connection] = nil
+                outputs += endPublication(of: connection, now: now)
+                outputs.append(.send([connection], audioStatus(403, now: now)))
+                outputs.append(.close(connection, code: SignalingCloseCode.forbidden))
+                continue
+            }
+            if !permissions.sendsVideo, publications[connection] != nil {
+                outputs += endPublication(of: connection, now: now)
+                outputs.append(.send([connection], notification(.warning, "video send is not allowed for this attendee "
+                    + "(Video capability \(capabilities.video ?? ""))", now: now)))
+            }
+            if !permissions.sendsAudio, !content { outputs += setMuted(attendeeId, true, now: now) }
+            if state.joined, permissions.receivesVideo != previous.receivesVideo
+                || permissions.receivesContent != previous.receivesContent {
+                outputs.append(.send([connection], indexFrame(for: connection, attendeeId: state.identity.attendeeId, now: now)))
+            }
+        }
+        return outputs
     }
 
     /// Handles one decoded frame from a registered socket.
@@ -456,6 +497,9 @@ public struct MeetingSignalingCore: Sendable {
                 outputs += endPublication(of: old, now: now)
             }
         }
+        // An attendee whose capabilities do not let it send audio joins muted and stays so.
+        let forcedMute = !muted && !state.permissions.sendsAudio && !Self.isContent(identity.attendeeId)
+        if forcedMute { muted = true }
         let newcomer = participants[identity.attendeeId] == nil
         if newcomer { outputs.append(.activity(identity, .joined)) }
         let participant = Participant(
@@ -467,6 +511,7 @@ public struct MeetingSignalingCore: Sendable {
             dropDeadline: nil
         )
         participants[identity.attendeeId] = participant
+        if forcedMute { outputs.append(.audioMuted(attendeeId: identity.attendeeId, muted: true)) }
 
         var joinAck = SdkJoinAckFrame()
         joinAck.videoSubscriptionLimit = 25
@@ -530,9 +575,14 @@ public struct MeetingSignalingCore: Sendable {
     private mutating func videoRequest(_ subscribe: SdkSubscribeFrame, from connection: SignalingConnectionID,
                                        identity: AttendeeIdentity) -> VideoSubscribeRequest {
         let sends = subscribe.sendStreams.filter { $0.mediaType == .video }
+        let permissions = connections[connection]?.permissions ?? .all
         var sending = VideoSubscribeRequest.Sending.none
         if sends.isEmpty {
             pendingVideo[connection] = .stop
+        } else if !permissions.sendsVideo {
+            // The attendee's capabilities do not let it publish: answered as a meeting at its sender limit is (206).
+            pendingVideo[connection] = .refused
+            sending = .refused
         } else if var publication = publications[connection] {
             publication.layers = layers(for: sends, keeping: publication.layers)
             pendingVideo[connection] = .publish(publication)
@@ -550,6 +600,8 @@ public struct MeetingSignalingCore: Sendable {
         let receive = subscribe.receiveStreamIds.map { streamId -> VideoSourceReference? in
             guard streamId != 0 else { return nil }
             for (publisher, publication) in publications where publication.identity.attendeeId != identity.attendeeId {
+                guard Self.isContent(publication.identity.attendeeId) ? permissions.receivesContent : permissions.receivesVideo
+                else { continue }
                 if publication.layers.contains(where: { $0.streamId == streamId }) {
                     return VideoSourceReference(publisher: publisher, streamId: streamId, groupId: publication.groupId,
                                                 attendeeId: publication.identity.attendeeId)
@@ -692,7 +744,9 @@ public struct MeetingSignalingCore: Sendable {
         index.atCapacity = publications[receiver] == nil && cameraPublicationCount >= configuration.maximumVideoSenders
         index.numParticipants = UInt32(participants.count)
         index.supportedReceiveCodecIntersection = [.vp8]
+        let permissions = connections[receiver]?.permissions ?? .all
         let sources = publications.filter { $0.value.identity.attendeeId != attendeeId }
+            .filter { Self.isContent($0.value.identity.attendeeId) ? permissions.receivesContent : permissions.receivesVideo }
             .sorted { $0.value.groupId < $1.value.groupId }
         for (_, publication) in sources {
             let enabled = publication.layers.filter { $0.maxBitrateKbps > 0 }
@@ -723,6 +777,8 @@ public struct MeetingSignalingCore: Sendable {
     // MARK: - Mute and data messages
 
     private mutating func setMuted(_ attendeeId: String, _ muted: Bool, now: ClockReading) -> [MeetingSignalingOutput] {
+        // An attendee whose capabilities do not let it send audio stays muted: the mixer never mixes it.
+        let muted = muted || !sendsAudio(attendeeId)
         guard var participant = participants[attendeeId], participant.muted != muted else { return [] }
         participant.muted = muted
         participants[attendeeId] = participant
@@ -736,6 +792,12 @@ public struct MeetingSignalingCore: Sendable {
 
     /// The audio stream id of an attendee's current session in the roster.
     public func streamId(of attendeeId: String) -> UInt32? { participants[attendeeId]?.streamId }
+
+    /// Whether the attendee's live session may send audio (true while it has none).
+    private func sendsAudio(_ attendeeId: String) -> Bool {
+        guard let connection = participants[attendeeId]?.connection else { return true }
+        return connections[connection]?.permissions.sendsAudio ?? true
+    }
 
     /// Whether an attendee is muted (false for unknown attendees).
     public func isMuted(_ attendeeId: String) -> Bool { participants[attendeeId]?.muted ?? false }

@@ -18,6 +18,9 @@ public enum SignalingCloseCode {
     /// The session went past a hard limit (data messages per second, `policies.md` §4): 4000 + HTTP 429. A Chime client
     /// that is in the meeting does not react to it at once (§1.7), so it is kept for senders that break the rules.
     public static let tooManyRequests: UInt16 = 4429
+    /// The attendee may not do what the socket is for (a content share without the Content capability to send, or
+    /// one whose capability was taken away): permanent rejection, 4000 + HTTP 403.
+    public static let forbidden: UInt16 = 4403
     /// Transient server trouble: clients retry.
     public static let serverError: UInt16 = 4500
     /// The server is shutting down: clients retry (and find it again after a restart).

@@ -54,18 +54,18 @@ public struct SignalingEndpoint: Sendable {
         logger[metadataKey: "socket"] = "\(connection)"
         logger[metadataKey: "meeting"] = "\(meetingId)"
 
-        let admitted: (identity: AttendeeIdentity, room: MeetingRoom)?
+        let admitted: (identity: AttendeeIdentity, permissions: AttendeeMediaPermissions, room: MeetingRoom)?
         let refusal: (code: UInt16, reason: String)
         switch await authenticator.authenticate(meetingId: meetingId, joinToken: Self.joinToken(fromOffered: offeredProtocols)) {
-        case .accepted(let identity):
+        case .accepted(let identity, let permissions):
             // No room: the meeting ended while the token was being checked.
-            admitted = rooms.room(for: meetingId).map { (identity, $0) }
+            admitted = rooms.room(for: meetingId).map { (identity, permissions, $0) }
             refusal = (SignalingCloseCode.meetingEnded, "meeting \(meetingId) has ended")
         case .rejected(let code, let reason):
             admitted = nil
             refusal = (code, reason)
         }
-        guard let (identity, room) = admitted else {
+        guard let (identity, permissions, room) = admitted else {
             logger.info("signaling refused: \(refusal.reason)")
             // Chime clients understand close codes only once they wait for JOIN_ACK, so let the JOIN arrive first,
             // but never wait longer than a client would for its JOIN_ACK.
@@ -84,7 +84,7 @@ public struct SignalingEndpoint: Sendable {
         logger.debug("signaling socket opened for attendee \(identity.attendeeId)")
 
         let (stream, sink) = AsyncStream.makeStream(of: SignalingOutbound.self, bufferingPolicy: .unbounded)
-        room.attach(connection, identity: identity, sink: sink)
+        room.attach(connection, identity: identity, permissions: permissions, sink: sink)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await item in stream {

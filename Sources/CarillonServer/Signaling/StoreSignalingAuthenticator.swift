@@ -20,11 +20,16 @@ struct StoreSignalingAuthenticator: SignalingAuthenticator {
             else {
                 return .rejected(closeCode: SignalingCloseCode.unauthorized, reason: "join token is not valid for this meeting")
             }
+            let permissions = AttendeeMediaPermissions(attendee.capabilities, contentSession: isContent)
+            if isContent, !permissions.sendsVideo {
+                return .rejected(closeCode: SignalingCloseCode.forbidden,
+                                 reason: "attendee \(attendee.attendeeId) may not share content (Content capability \(attendee.capabilities.content ?? ""))")
+            }
             let suffix = isContent ? JoinToken.contentSuffix : ""
             return .accepted(AttendeeIdentity(
                 attendeeId: attendee.attendeeId + suffix,
                 externalUserId: attendee.externalUserId + suffix
-            ))
+            ), permissions: permissions)
         } catch {
             return .rejected(closeCode: SignalingCloseCode.serverError, reason: "storage unavailable: \(error)")
         }
