@@ -153,7 +153,14 @@ public final class MeetingRoom: @unchecked Sendable {
                 }
                 // Encoded once; every receiver gets the same immutable buffer.
                 let buffer = ByteBuffer(bytes: bytes)
-                for target in targets { sinks[target]?.yield(.message(buffer)) }
+                for target in targets {
+                    guard case .dropped = sinks[target]?.yield(.message(buffer)) else { continue }
+                    // Its socket's queue is full: a reader that fell that far behind is cut off, not buffered for.
+                    logger.info("signaling socket \(target) fell behind its queue: closed")
+                    sinks.removeValue(forKey: target)?.finish()
+                    media?.end(target)
+                    apply { $0.disconnected(target, now: $1) }
+                }
             case .close(let target, let code):
                 if let sink = sinks.removeValue(forKey: target) {
                     sink.yield(.close(code))

@@ -23,6 +23,8 @@ public enum SignalingCloseCode {
     public static let forbidden: UInt16 = 4403
     /// Transient server trouble: clients retry.
     public static let serverError: UInt16 = 4500
+    /// The socket's reader fell behind its queue (``SignalingEndpoint/maximumQueuedMessages``): clients reconnect.
+    public static let fellBehind: UInt16 = 4508
     /// The server is shutting down: clients retry (and find it again after a restart).
     public static let shuttingDown: UInt16 = 4503
 }

@@ -15,6 +15,9 @@ public struct SignalingEndpoint: Sendable {
     public static let subProtocol = "_aws_wt_session"
     /// Largest WebSocket message accepted from a client.
     public static let maximumMessageSize = 256 * 1024
+    /// Most frames waiting for one socket's writer; a socket whose reader falls this far behind is closed with
+    /// ``SignalingCloseCode/fellBehind`` (its client reconnects and starts afresh) instead of being buffered for.
+    public static let maximumQueuedMessages = 128
     /// How long a refused socket waits for its JOIN before it is closed (clients send JOIN at once and understand the
     /// close code only while they wait for JOIN_ACK); a socket that sends nothing holds a descriptor no longer.
     public static let refusalWait = Duration.seconds(10)
@@ -83,7 +86,8 @@ public struct SignalingEndpoint: Sendable {
         }
         logger.debug("signaling socket opened for attendee \(identity.attendeeId)")
 
-        let (stream, sink) = AsyncStream.makeStream(of: SignalingOutbound.self, bufferingPolicy: .unbounded)
+        let (stream, sink) = AsyncStream.makeStream(of: SignalingOutbound.self,
+                                                    bufferingPolicy: .bufferingOldest(Self.maximumQueuedMessages))
         room.attach(connection, identity: identity, permissions: permissions, sink: sink)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -96,6 +100,9 @@ public struct SignalingEndpoint: Sendable {
                         return
                     }
                 }
+                // The meeting let go of the socket without a close of its own (its queue overflowed, or the socket
+                // already ended, when this close does nothing).
+                try? await outbound.close(.unknown(SignalingCloseCode.fellBehind), reason: "fell behind")
             }
             do {
                 for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
