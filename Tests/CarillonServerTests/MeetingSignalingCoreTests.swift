@@ -389,6 +389,27 @@ import Testing
         #expect(sent(tooLate, to: c3).allSatisfy { $0.type != .dataMessage })
     }
 
+    /// A full replay buffer (1024 messages of 2 KiB) goes to a late joiner in frames of 100 messages, each well under
+    /// the clients' 1 MiB frame limit (one frame of 2 MiB before), in order.
+    @Test func aLargeReplayIsSplitIntoFramesUnderTheClientsLimit() throws {
+        var configuration = MeetingSignalingCore.Configuration()
+        configuration.throttleBurst = 2_000
+        var core = MeetingSignalingCore(meetingId: "m", configuration: configuration)
+        _ = joined(&core, c1, alice)
+        for second in 0..<11 {
+            for _ in 0..<100 {
+                _ = core.receive(dataMessage(bytes: 2048, lifetimeMs: 60_000), from: c1,
+                                 now: start.advanced(by: .seconds(Int64(second))))
+            }
+        }
+        let late = joined(&core, c2, bob, at: start.advanced(by: .seconds(12)))
+        let frames = sent(late, to: c2).filter { $0.type == .dataMessage }
+        #expect(frames.map(\.dataMessage.messages.count) == Array(repeating: 100, count: 10) + [24])
+        for frame in frames { #expect(try SignalFrameCodec.encode(frame).count < 256 * 1024) }
+        let times = frames.flatMap { $0.dataMessage.messages.map(\.ingestTimeNs) }
+        #expect(times == times.sorted())
+    }
+
     @Test func malformedFrameGetsAnErrorFrameAndTheSocketStaysOpen() {
         var core = MeetingSignalingCore(meetingId: "m")
         _ = joined(&core, c1, alice)

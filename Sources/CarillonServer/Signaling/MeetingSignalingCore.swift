@@ -532,13 +532,12 @@ public struct MeetingSignalingCore: Sendable {
         // `num_participants` changed: the others' uplink policies (Chime's simulcast table) read it from INDEX.
         if newcomer { outputs += indexUpdate(now: now, excluding: connection) }
 
+        // The replay in frames of at most ``replayMessagesPerFrame``: 1024 messages of 2 KiB in one frame would be 2 MiB,
+        // over the clients' 1 MiB frame limit.
         let replay = buffer.liveMessages(now: now.monotonic)
-        if !replay.isEmpty {
-            var batch = SdkDataMessageFrame()
-            batch.messages = replay
-            var frame = makeFrame(.dataMessage, now: now)
-            frame.dataMessage = batch
-            outputs.append(.send([connection], frame))
+        for start in stride(from: 0, to: replay.count, by: Self.replayMessagesPerFrame) {
+            let chunk = Array(replay[start..<min(start + Self.replayMessagesPerFrame, replay.count)])
+            outputs.append(.send([connection], dataFrame(chunk, now: now)))
         }
         return outputs
     }
@@ -633,6 +632,9 @@ public struct MeetingSignalingCore: Sendable {
                               trackLabel: send.trackLabel, width: send.width, height: send.height)
         }
     }
+
+    /// Most stored data messages replayed in one frame (at 2 KiB each, 200 KiB).
+    static let replayMessagesPerFrame = 100
 
     /// Whether an attendee id is a content share's (`<attendeeId>#content`).
     static func isContent(_ attendeeId: String) -> Bool { attendeeId.hasSuffix(JoinToken.contentSuffix) }

@@ -17,7 +17,7 @@ public struct SignalingEndpoint: Sendable {
     public static let maximumMessageSize = 256 * 1024
     /// Most frames waiting for one socket's writer; a socket whose reader falls this far behind is closed with
     /// ``SignalingCloseCode/fellBehind`` (its client reconnects and starts afresh) instead of being buffered for.
-    public static let maximumQueuedMessages = 128
+    public static let maximumQueuedMessages = 256
     /// How long a refused socket waits for its JOIN before it is closed (clients send JOIN at once and understand the
     /// close code only while they wait for JOIN_ACK); a socket that sends nothing holds a descriptor no longer.
     public static let refusalWait = Duration.seconds(10)
