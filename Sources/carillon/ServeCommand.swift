@@ -110,6 +110,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = CommandLogging.logger(label: "carillon.serve", level: Logger.Level(rawValue: logLevel) ?? .info)
+        if let limit = DescriptorLimit.raise() {
+            logger.info("open-file limit \(limit.soft) (hard limit \(limit.hard))")
+        }
         let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
         _ = try DataDirectory.prepare(directory)
         let (keys, origin) = try AccessKeyFile.load(dataDirectory: directory)
