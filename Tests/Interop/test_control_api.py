@@ -300,6 +300,44 @@ def test_requests_signed_with_a_wrong_or_unknown_key_are_forbidden(server):
     assert error_code(excinfo) == "ForbiddenException"
 
 
+def forbidden_message(client_factory):
+    with pytest.raises(Exception) as excinfo:
+        client_factory().get_meeting(MeetingId=str(uuid.uuid4()))
+    assert error_code(excinfo) == "ForbiddenException"
+    return excinfo.value.response["Error"]["Message"]
+
+
+def test_an_unknown_key_and_a_wrong_secret_get_the_same_answer(server):
+    # Different words would tell a stranger which access key ids exist.
+    wrong = forbidden_message(lambda: make_client(server.endpoint, secret="wrong-secret"))
+    unknown = forbidden_message(lambda: make_client(server.endpoint, key_id="AKIAUNKNOWN000000000"))
+    assert wrong == unknown
+    assert "AKIA" not in wrong
+
+
+def answer_to_head(server, head):
+    """Sends only a request's head (no body) and returns the status line the server answers with within 5 s."""
+    import socket
+    from urllib.parse import urlparse
+    url = urlparse(server.endpoint)
+    with socket.create_connection((url.hostname, url.port), timeout=5) as connection:
+        connection.sendall(head.encode())
+        try:
+            return connection.recv(4096).split(b"\r\n", 1)[0].decode()
+        except socket.timeout:
+            return "no answer within 5 s"
+
+
+def test_no_body_is_read_for_a_request_that_is_too_large_or_cannot_be_authentic(server):
+    host = server.endpoint.split("://", 1)[1]
+    # 100 MB announced: refused from the head alone, nothing read.
+    assert answer_to_head(server, f"POST /meetings HTTP/1.1\r\nHost: {host}\r\nContent-Length: 100000000\r\n\r\n") \
+        == "HTTP/1.1 400 Bad Request"
+    # Unsigned, with a body still to come: 403 at once (the body was read first, up to 1 MiB, before).
+    assert answer_to_head(server, f"POST /meetings HTTP/1.1\r\nHost: {host}\r\nContent-Length: 1000000\r\n\r\n") \
+        == "HTTP/1.1 403 Forbidden"
+
+
 def test_unsigned_requests_get_a_typed_403(server):
     response = requests.post(server.endpoint + "/meetings", json={"ClientRequestToken": "abc",
                                                                    "MediaRegion": "us-east-1", "ExternalMeetingId": "x1"})

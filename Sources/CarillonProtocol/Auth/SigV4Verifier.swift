@@ -31,6 +31,33 @@ public struct SigV4Verifier: Sendable {
 
     /// Checks `request`; returns its parsed `Authorization` (access key id, region, ...) when it is authentic.
     public func verify(_ request: SigV4Request, now: Date) throws(SigV4Error) -> SigV4Authorization {
+        let (authorization, amzDate, requestTime, secret) = try checkHeaders(request)
+        let canonicalHeaders = try SigV4Canonical.canonicalHeaders(
+            names: authorization.signedHeaders, headers: request.headers)
+        let canonicalRequest = SigV4Canonical.canonicalRequest(
+            method: request.method, rawPath: request.path, rawQuery: request.query,
+            canonicalHeaders: canonicalHeaders, signedHeaders: authorization.signedHeaders, body: request.body)
+        let expected = SigV4Canonical.signature(
+            canonicalRequest: canonicalRequest, amzDate: amzDate, scopeDate: authorization.scopeDate,
+            region: authorization.region, service: authorization.service, secretAccessKey: secret)
+        guard ConstantTime.equals(Array(expected.utf8), Array(authorization.signature.utf8)) else {
+            throw .signatureMismatch
+        }
+        // Checked after the signature so only authentic requests learn that their clock is off.
+        guard abs(requestTime.timeIntervalSince(now)) <= maxClockSkew else {
+            throw .requestTimeTooSkewed(requestTime: requestTime, serverTime: now)
+        }
+        return authorization
+    }
+
+    /// Checks what can be checked without the body (the `Authorization` header, its service, the date, a known access
+    /// key id), so a server reads no body for a request that cannot be authentic; ``verify(_:now:)`` does this first.
+    public func precheck(_ request: SigV4Request) throws(SigV4Error) {
+        _ = try checkHeaders(request)
+    }
+
+    private func checkHeaders(_ request: SigV4Request) throws(SigV4Error)
+        -> (authorization: SigV4Authorization, amzDate: String, requestTime: Date, secret: String) {
         let authorizationValues = request.headerValues("authorization")
         guard let header = authorizationValues.first else { throw .missingAuthorization }
         guard authorizationValues.count == 1 else { throw .malformedAuthorization("more than one Authorization header") }
@@ -53,21 +80,6 @@ public struct SigV4Verifier: Sendable {
         guard let secret = secretForAccessKeyId(authorization.accessKeyId) else {
             throw .unknownAccessKey(authorization.accessKeyId)
         }
-        let canonicalHeaders = try SigV4Canonical.canonicalHeaders(
-            names: authorization.signedHeaders, headers: request.headers)
-        let canonicalRequest = SigV4Canonical.canonicalRequest(
-            method: request.method, rawPath: request.path, rawQuery: request.query,
-            canonicalHeaders: canonicalHeaders, signedHeaders: authorization.signedHeaders, body: request.body)
-        let expected = SigV4Canonical.signature(
-            canonicalRequest: canonicalRequest, amzDate: amzDate, scopeDate: authorization.scopeDate,
-            region: authorization.region, service: authorization.service, secretAccessKey: secret)
-        guard ConstantTime.equals(Array(expected.utf8), Array(authorization.signature.utf8)) else {
-            throw .signatureMismatch
-        }
-        // Checked after the signature so only authentic requests learn that their clock is off.
-        guard abs(requestTime.timeIntervalSince(now)) <= maxClockSkew else {
-            throw .requestTimeTooSkewed(requestTime: requestTime, serverTime: now)
-        }
-        return authorization
+        return (authorization, amzDate, requestTime, secret)
     }
 }

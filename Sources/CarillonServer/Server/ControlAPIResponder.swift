@@ -29,21 +29,31 @@ struct ControlAPIResponder: HTTPResponder {
         var request = request
         let target = request.head.path ?? "/"
         let (path, query) = Self.split(target)
+        var headers: [(name: String, value: String)] = request.headers.map { ($0.name.canonicalName, $0.value) }
+        // HTTP/1 `Host` arrives as the request's authority; SigV4 signs it as the `host` header.
+        if let authority = request.head.authority { headers.append(("host", authority)) }
+        // Nothing of the body is read for a request that announces too much of it or cannot be authentic.
+        let tooLarge = ControlAPIError.badRequest("request body exceeds \(maximumBodyBytes) bytes")
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
+            return (Self.response(tooLarge.render()), nil)
+        }
+        if let error = verifier.precheck(SigV4Request(method: request.method.rawValue, path: path, query: query,
+                                                      headers: headers, body: [])) {
+            logger.info("control API request refused: \(error)")
+            return (Self.response(ControlAPIError.forbidden(AccessKeyVerifier.refusal(error)).render()), nil)
+        }
         let body: ByteBuffer
         do {
             body = try await request.collectBody(upTo: maximumBodyBytes)
         } catch {
-            return (Self.response(ControlAPIError.badRequest("request body exceeds \(maximumBodyBytes) bytes").render()), nil)
+            return (Self.response(tooLarge.render()), nil)
         }
-        var headers: [(name: String, value: String)] = request.headers.map { ($0.name.canonicalName, $0.value) }
-        // HTTP/1 `Host` arrives as the request's authority; SigV4 signs it as the `host` header.
-        if let authority = request.head.authority { headers.append(("host", authority)) }
         let bytes = Array(body.readableBytesView)
         let signed = SigV4Request(method: request.method.rawValue, path: path, query: query, headers: headers, body: bytes)
         switch verifier.authenticate(signed) {
         case .failure(let error):
             logger.info("control API request refused: \(error)")
-            return (Self.response(ControlAPIError.forbidden("\(error)").render()), nil)
+            return (Self.response(ControlAPIError.forbidden(AccessKeyVerifier.refusal(error)).render()), nil)
         case .success(let accessKeyId):
             let request = ControlAPIRequest(
                 method: request.method.rawValue,
