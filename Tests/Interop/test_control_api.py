@@ -114,6 +114,7 @@ def test_create_meeting_with_attendees_reports_per_item_errors(chime):
     dict(ExternalMeetingId="x" * 65),
     dict(ExternalMeetingId="aws:reserved"),
     dict(MediaRegion="r" * 65),
+    dict(MediaRegion="mars-north-1"),
     dict(MeetingFeatures={"Audio": {"EchoReduction": "LOUD"}}),
     dict(MeetingFeatures={"Video": {"MaxResolution": "8K"}}),
     dict(MeetingFeatures={"Video": {"MaxResolution": "FHD"}}),

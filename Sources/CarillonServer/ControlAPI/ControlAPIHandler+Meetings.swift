@@ -11,6 +11,7 @@ extension ControlAPIHandler {
         if let token { try V.clientRequestToken(token) }
         let region = body.mediaRegion ?? "us-east-1"
         try V.length(region, "MediaRegion", 2...64)
+        try V.oneOf(region, "MediaRegion", V.mediaRegions)
         if let id = body.externalMeetingId { try V.externalId(id, "ExternalMeetingId") }
         if let host = body.meetingHostId { try V.externalId(host, "MeetingHostId") }
         if let primary = body.primaryMeetingId { try V.length(primary, "PrimaryMeetingId", 2...64) }

@@ -15,6 +15,12 @@ enum ControlAPIValidation {
         "us-east-2", "us-east-1", "us-west-2", "ap-northeast-2", "ap-southeast-2", "ap-northeast-1", "ca-central-1",
         "eu-central-1", "eu-west-1", "eu-west-2", "sa-east-1", "auto", "us-gov-west-1",
     ]
+    /// The media regions Chime documents (`control-api.md` §3); a meeting in any other is refused as Chime refuses it.
+    static let mediaRegions: Set<String> = [
+        "af-south-1", "ap-northeast-1", "ap-northeast-2", "ap-south-1", "ap-southeast-1", "ap-southeast-2", "ca-central-1",
+        "eu-central-1", "eu-north-1", "eu-south-1", "eu-west-1", "eu-west-2", "eu-west-3", "sa-east-1", "us-east-1",
+        "us-east-2", "us-west-1", "us-west-2", "us-gov-east-1", "us-gov-west-1",
+    ]
     static let medicalRegions: Set<String> = ["us-east-1", "us-east-2", "us-west-2", "ap-southeast-2", "ca-central-1", "eu-west-1", "auto"]
     static let medicalSpecialties: Set<String> = ["PRIMARYCARE", "CARDIOLOGY", "NEUROLOGY", "ONCOLOGY", "RADIOLOGY", "UROLOGY"]
 
