@@ -1,0 +1,236 @@
+"""The standing abuse suite: attacks on a live `carillon serve`, each while a canary meeting runs beside it.
+
+The canary is two SDK bots (`carillon join`) speaking 440 and 660 Hz and recording what they hear; every whole second
+of each recording must carry the other's tone. The attacks come from attendees with valid join tokens (of another
+meeting, and of the canary meeting itself) and from strangers, and each is checked for the limit that stops it:
+- a DATA_MESSAGE frame of 100 000 empty messages: refused whole with one warning (it silenced every meeting and
+  came back as 100 000 frames);
+- a flood of full data-message frames: the sender is closed with 4429 past the hard limit;
+- a SUBSCRIBE announcing 16 000 video streams: refused with 400, no INDEX to anyone (every other attendee's INDEX
+  grew to 3.5 MiB, over the clients' frame limit);
+- sockets without a valid token that never send JOIN: closed after 10 s.
+(Forged ICE checks naming a session are covered on a real port by `MediaPortTests`: the attacker needs the session's
+ICE username, which the SDK bots do not print.)
+Afterwards the server still answers the control API and its memory is back within a margin. Loops are bounded in
+count and time; everything stays on 127.0.0.1.
+"""
+import asyncio
+import math
+import os
+import re
+import tempfile
+import time
+
+import websockets
+
+from chime_attendee import pb
+from test_aiortc_audio import goertzel_power, read_first_channel, start_sdk_bot
+
+CANARY_SECONDS = 30
+CANARY_TONES = {"canary-440": 440, "canary-660": 660}
+# A tone heard in a second is at least this loud there (the tones arrive near -15 dBFS; a second without them is
+# concealment or silence, far below).
+HEARD_DBFS = -35
+# What the server may keep after the attacks, over its size before them.
+MEMORY_MARGIN_KB = 80 * 1024
+
+
+def resident_kb(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return int(re.search(r"VmRSS:\s+(\d+) kB", status.read()).group(1))
+
+
+def signal_frame(frame_type):
+    frame = pb.SdkSignalFrame(type=frame_type)
+    frame.timestamp_ms = int(time.time() * 1000)
+    return frame
+
+
+class RawAttendee:
+    """A signaling socket that speaks the wire format by hand: it sends what an attacker would."""
+
+    def __init__(self, meeting, attendee):
+        self.url = meeting["MediaPlacement"]["SignalingUrl"] + "?X-Chime-Control-Protocol-Version=3"
+        self.token = attendee["JoinToken"]
+        self.socket = None
+        self.received = []
+
+    async def join(self):
+        self.socket = await websockets.connect(self.url, subprotocols=["_aws_wt_session", self.token],
+                                               max_size=4 * 1024 * 1024)
+        join = signal_frame(pb.SdkSignalFrame.JOIN)
+        join.join.protocol_version = 2
+        join.join.flags = pb.HAS_STREAM_UPDATE
+        await self.send_bytes(b"\x05" + join.SerializeToString())
+        await self.read_until(lambda frame: frame.type == pb.SdkSignalFrame.INDEX, 10)
+
+    async def send_bytes(self, data):
+        await self.socket.send(data)
+
+    async def read_for(self, seconds):
+        """Reads frames for `seconds` (or until the socket closes); returns how many came."""
+        count = 0
+        deadline = time.monotonic() + seconds
+        try:
+            while time.monotonic() < deadline:
+                message = await asyncio.wait_for(self.socket.recv(), max(0.01, deadline - time.monotonic()))
+                frame = pb.SdkSignalFrame()
+                frame.ParseFromString(message[1:])
+                self.received.append(frame)
+                count += 1
+        except (asyncio.TimeoutError, websockets.ConnectionClosed):
+            pass
+        return count
+
+    async def read_until(self, predicate, seconds):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            message = await asyncio.wait_for(self.socket.recv(), deadline - time.monotonic())
+            frame = pb.SdkSignalFrame()
+            frame.ParseFromString(message[1:])
+            self.received.append(frame)
+            if predicate(frame):
+                return frame
+        raise AssertionError("the expected frame never came")
+
+    async def close(self):
+        if self.socket is not None:
+            await self.socket.close()
+
+
+def flood_frame(count, payload_bytes=0):
+    frame = signal_frame(pb.SdkSignalFrame.DATA_MESSAGE)
+    for _ in range(count):
+        message = frame.data_message.messages.add()
+        if payload_bytes:
+            message.topic = "flood"
+            message.data = b"x" * payload_bytes
+    return b"\x05" + frame.SerializeToString()
+
+
+async def attack_with_a_huge_data_message_frame(meeting, attendee):
+    attacker = RawAttendee(meeting, attendee)
+    await attacker.join()
+    frame = flood_frame(100_000)
+    for _ in range(2):
+        await attacker.send_bytes(frame)
+    answers = await attacker.read_for(2)
+    await attacker.close()
+    replies = attacker.received[-answers:] if answers else []
+    notifications = [f for f in replies if f.type == pb.SdkSignalFrame.NOTIFICATION]
+    # One warning per frame and no data messages back (the meeting's own frames, such as AUDIO_METADATA, may come).
+    assert len(notifications) == 2 and answers < 20, [f.type for f in replies]
+    assert not any(f.type == pb.SdkSignalFrame.DATA_MESSAGE for f in replies)
+    return "2 frames of 100 000 messages: 1 warning each"
+
+
+async def attack_past_the_hard_limit(meeting, attendee):
+    attacker = RawAttendee(meeting, attendee)
+    await attacker.join()
+    frame = flood_frame(16, payload_bytes=2048)
+    sent = 0
+    try:
+        for _ in range(400):   # 6 400 messages, three times the burst of 2 000
+            await attacker.send_bytes(frame)
+            sent += 1
+        await attacker.read_for(3)
+    except websockets.ConnectionClosed:
+        pass
+    code = attacker.socket.close_code
+    await attacker.close()
+    assert code == 4429, f"closed with {code} after {sent} frames"
+    return f"{sent} frames of 16 x 2 KiB: closed with 4429"
+
+
+async def attack_with_a_huge_subscribe(meeting, attendee):
+    attacker = RawAttendee(meeting, attendee)
+    await attacker.join()
+    subscribe = signal_frame(pb.SdkSignalFrame.SUBSCRIBE)
+    subscribe.sub.sdp_offer = "v=0"
+    for index in range(16_000):   # about 170 KiB, under the 256 KiB message limit
+        stream = subscribe.sub.send_streams.add()
+        stream.media_type = pb.VIDEO
+        stream.stream_id = index + 1
+        stream.max_bitrate_kbps = 100
+    await attacker.send_bytes(b"\x05" + subscribe.SerializeToString())
+    refusal = await attacker.read_until(lambda frame: frame.HasField("error"), 10)
+    await attacker.close()
+    assert refusal.error.status == 400, refusal
+    return "16 000 streams in one SUBSCRIBE: 400"
+
+
+async def sockets_that_never_join(meeting, count=50):
+    url = meeting["MediaPlacement"]["SignalingUrl"] + "?X-Chime-Control-Protocol-Version=3"
+    sockets = [await websockets.connect(url, subprotocols=["_aws_wt_session", "no-such-token"]) for _ in range(count)]
+    started = time.monotonic()
+    closed = 0
+    for connection in sockets:
+        try:
+            await asyncio.wait_for(connection.recv(), max(0.1, 14 - (time.monotonic() - started)))
+        except websockets.ConnectionClosed:
+            closed += 1
+        except asyncio.TimeoutError:
+            pass
+        await connection.close()
+    waited = time.monotonic() - started
+    assert closed == count, f"{closed} of {count} closed within {waited:.1f} s"
+    return f"{count} sockets without a token that never join: closed within {waited:.1f} s"
+
+
+async def run(chime, server, directory):
+    canary = chime.create_meeting(ClientRequestToken="abuse-canary", MediaRegion="us-east-1",
+                                  ExternalMeetingId="abuse-canary")["Meeting"]
+    other = chime.create_meeting(ClientRequestToken="abuse-other", MediaRegion="us-east-1",
+                                 ExternalMeetingId="abuse-other")["Meeting"]
+    outsider = chime.create_attendee(MeetingId=other["MeetingId"], ExternalUserId="outsider")["Attendee"]
+    insider = chime.create_attendee(MeetingId=canary["MeetingId"], ExternalUserId="insider")["Attendee"]
+    flooder = chime.create_attendee(MeetingId=canary["MeetingId"], ExternalUserId="flooder")["Attendee"]
+    before_kb = resident_kb(server.process.pid)
+    bots = {name: start_sdk_bot(server.endpoint, canary["MeetingId"], name, CANARY_SECONDS, tone,
+                                os.path.join(directory, f"{name}.wav"))
+            for name, tone in CANARY_TONES.items()}
+    results = []
+    try:
+        await asyncio.sleep(6)   # both bots in and hearing each other
+        results.append(await attack_with_a_huge_data_message_frame(other, outsider))
+        results.append(await attack_with_a_huge_data_message_frame(canary, insider))
+        results.append(await attack_with_a_huge_subscribe(canary, insider))
+        results.append(await attack_past_the_hard_limit(other, outsider))
+        results.append(await attack_past_the_hard_limit(canary, flooder))
+        results.append(await sockets_that_never_join(canary))
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(*(loop.run_in_executor(None, process.wait, CANARY_SECONDS + 20)
+                               for process, _ in bots.values()))
+    finally:
+        for process, _ in bots.values():
+            if process.poll() is None:
+                process.kill()
+    after_kb = resident_kb(server.process.pid)
+    return canary, bots, results, before_kb, after_kb
+
+
+def seconds_heard(samples, sample_rate, frequency):
+    """For each whole second of a recording: whether `frequency` is heard in it."""
+    return [10 * math.log10(max(goertzel_power(samples[start:start + sample_rate], sample_rate, frequency), 1e-15))
+            >= HEARD_DBFS for start in range(0, len(samples) - sample_rate + 1, sample_rate)]
+
+
+def test_attacks_leave_the_canary_meeting_heard_every_second(chime, server):
+    with tempfile.TemporaryDirectory(prefix="carillon-abuse-") as directory:
+        canary, bots, results, before_kb, after_kb = asyncio.run(run(chime, server, directory))
+        for name, (process, lines) in bots.items():
+            assert process.returncode == 0, f"{name} failed:\n" + "".join(lines)
+        recordings = {name: read_first_channel(os.path.join(directory, f"{name}.wav")) for name in CANARY_TONES}
+    for result in results:
+        print("held:", result)
+    for listener, (samples, rate) in recordings.items():
+        other = next(tone for name, tone in CANARY_TONES.items() if name != listener)
+        heard = seconds_heard(samples, rate, other)
+        # The first seconds are joining; the last may be cut by the leave.
+        window = heard[3:-1]
+        assert len(window) >= CANARY_SECONDS - 8, f"{listener} recorded only {len(heard)} s"
+        missed = [index + 3 for index, ok in enumerate(window) if not ok]
+        assert not missed, f"{listener} did not hear {other} Hz in seconds {missed} of {len(heard)}"
+    # The server kept serving and let go of what the attacks made it hold.
+    assert chime.get_meeting(MeetingId=canary["MeetingId"])["Meeting"]["MeetingId"] == canary["MeetingId"]
+    assert after_kb - before_kb < MEMORY_MARGIN_KB, f"server grew from {before_kb} kB to {after_kb} kB"
