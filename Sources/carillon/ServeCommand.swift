@@ -61,6 +61,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Secret the webhook signatures are made with (default: $CARILLON_WEBHOOK_SECRET).")
     var webhookSecret: String?
 
+    @Flag(help: "On first run, also print the generated secret access key (for scripts); by default only the file that holds it is named.")
+    var printSecret = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -122,9 +125,13 @@ struct ServeCommand: AsyncParsableCommand {
         case .file(let path):
             StandardOutput.line("access keys: \(path) (access key id \(keys[0].accessKeyId))")
         case .generated(let path):
-            StandardOutput.line("generated access keys, saved to \(path):")
-            StandardOutput.line("  CARILLON_ACCESS_KEY_ID=\(keys[0].accessKeyId)")
-            StandardOutput.line("  CARILLON_SECRET_ACCESS_KEY=\(keys[0].secretAccessKey)")
+            // The secret stays in the file (0600): a terminal's scrollback or a collected log is no place for it.
+            StandardOutput.line("generated access keys (access key id \(keys[0].accessKeyId)), saved to \(path); "
+                + "`carillon meeting` and `carillon join` read them with --data-dir \(dataDir)")
+            if printSecret {
+                StandardOutput.line("  CARILLON_ACCESS_KEY_ID=\(keys[0].accessKeyId)")
+                StandardOutput.line("  CARILLON_SECRET_ACCESS_KEY=\(keys[0].secretAccessKey)")
+            }
         }
         var signaling = MeetingSignalingCore.Configuration()
         signaling.serverSideAdaptation = serverSideAdaptation
