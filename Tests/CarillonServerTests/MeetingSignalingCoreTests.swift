@@ -355,6 +355,24 @@ import Testing
         #expect(closes(core.receive(dataMessage(), from: c2, now: start)).isEmpty)
     }
 
+    /// Any kind of frame counts toward the session's frame limit (300 a second, burst 3000): 3000 PINGs at once are
+    /// answered, the next closes the session with 4429; a second later there is room for 300 more.
+    @Test func aSessionPastTheFrameLimitIsClosed() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        let ping = frame(.pingPong) { $0.pingPong.type = .ping; $0.pingPong.pingID = 1 }
+        var answered = 0
+        for _ in 0..<2_999 { answered += sent(core.receive(ping, from: c1, now: start), to: c1).count }
+        #expect(answered == 2_999)
+        #expect(closes(core.receive(ping, from: c1, now: start)).map(\.1) == [SignalingCloseCode.tooManyRequests])
+        _ = joined(&core, c2, bob)
+        for _ in 0..<2_999 { _ = core.receive(ping, from: c2, now: start) }
+        let later = start.advanced(by: .seconds(1))
+        var calm = 0
+        for _ in 0..<300 { calm += closes(core.receive(ping, from: c2, now: later)).count }
+        #expect(calm == 0)
+    }
+
     /// A SUBSCRIBE announcing 30 000 video streams (every other attendee's INDEX grew past the SDK's frame limit) is
     /// refused with 400 and publishes nothing.
     @Test func aSubscribeWithTooManyStreamsIsRefused() {

@@ -42,6 +42,12 @@ public struct MeetingSignalingCore: Sendable {
         public var meetingHardRate: Double = 500
         /// The burst of ``meetingHardRate``.
         public var meetingHardBurst: Double = 10_000
+        /// Most frames of any kind a session may send per second (and their burst): a client sends a PING every 10 s,
+        /// a CLIENT_METRIC a second and data messages within the hard limit, far below; past it the session is closed
+        /// with ``SignalingCloseCode/tooManyRequests``, so no kind of frame can keep a meeting's loop busy.
+        public var framesPerSecond: Double = 300
+        /// The burst of ``framesPerSecond``.
+        public var frameBurst: Double = 3_000
         /// Most video streams one SUBSCRIBE may announce (`send_streams`: a simulcast camera has three layers); every
         /// other attendee's INDEX lists them. A SUBSCRIBE with more is refused with status 400 and changes nothing.
         public var maximumVideoSendStreams = 3
@@ -82,6 +88,8 @@ public struct MeetingSignalingCore: Sendable {
         var downlinkEstimateKbps: UInt32?
         /// The session's hard data-message limit (``Configuration/attendeeHardRate``), once it has sent one.
         var dataMessageLimit: TokenBucket?
+        /// The session's frame limit (``Configuration/framesPerSecond``), once it has sent a frame.
+        var frameLimit: TokenBucket?
     }
 
     private struct Participant {
@@ -239,6 +247,12 @@ public struct MeetingSignalingCore: Sendable {
     ) -> [MeetingSignalingOutput] {
         guard var state = connections[connection] else { return [] }
         state.lastActivity = now.monotonic
+        var limit = state.frameLimit ?? TokenBucket(capacity: configuration.frameBurst, refillPerSecond: configuration.framesPerSecond)
+        guard limit.take(now: now.monotonic) else {
+            connections[connection] = state
+            return [.close(connection, code: SignalingCloseCode.tooManyRequests)]
+        }
+        state.frameLimit = limit
         connections[connection] = state
         switch frame.type {
         case .pingPong:
