@@ -223,6 +223,7 @@ def test_attacks_leave_the_canary_meeting_heard_every_second(chime, server):
         recordings = {name: read_first_channel(os.path.join(directory, f"{name}.wav")) for name in CANARY_TONES}
     for result in results:
         print("held:", result)
+    print(f"server memory: {before_kb} kB before the attacks, {after_kb} kB after")
     for listener, (samples, rate) in recordings.items():
         other = next(tone for name, tone in CANARY_TONES.items() if name != listener)
         heard = seconds_heard(samples, rate, other)
