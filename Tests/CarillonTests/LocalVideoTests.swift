@@ -76,6 +76,9 @@ import Testing
         audioVideo.camera.addCaptureSourceObserver(observer: capture)
         try audioVideo.startLocalVideo()
         loop.advanceTime(by: .milliseconds(100))
+        // The local tile is added when its first frame is shown on the callback queue: let the queue show it (a stop
+        // before that, on a busy machine, drops the waiting frame, and no tile is added or removed).
+        callbacks.drain()
         audioVideo.stopLocalVideo()
         let sent = control.frames.count
         loop.advanceTime(by: .seconds(1))
