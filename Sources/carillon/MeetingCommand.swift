@@ -123,9 +123,11 @@ struct MeetingCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete (end) a meeting.")
         @OptionGroup var options: EndpointOptions
         @Argument(help: "MeetingId.") var meetingId: String
+        @Flag(help: "Print the API's JSON response (DeleteMeeting has no body: `{}`).") var json = false
 
         func run() async throws {
-            _ = try await options.client().send("DELETE", "/meetings/\(ControlAPIClient.segment(meetingId))")
+            let data = try await options.client().send("DELETE", "/meetings/\(ControlAPIClient.segment(meetingId))")
+            if json { return printJSON(data.isEmpty ? Data("{}".utf8) : data) }
             print("deleted \(meetingId)")
         }
     }

@@ -49,7 +49,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address of the /metrics and /health listener (a non-loopback address needs --metrics-token).")
     var metricsHost: String = "127.0.0.1"
 
-    @Option(help: "TCP port of /metrics and /health (0 picks a free port, -1 serves neither).")
+    // Unconditional: `--metrics-port -1`, as the README writes it, is a value, not an unknown option.
+    @Option(parsing: .unconditional, help: "TCP port of /metrics and /health (0 picks a free port, -1 serves neither).")
     var metricsPort: Int = 9464
 
     @Option(help: "Bearer token /metrics and /health require (default: $CARILLON_METRICS_TOKEN, else none).")
