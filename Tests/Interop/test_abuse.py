@@ -112,14 +112,20 @@ async def attack_with_a_huge_data_message_frame(meeting, attendee):
     attacker = RawAttendee(meeting, attendee)
     await attacker.join()
     frame = flood_frame(100_000)
+    already = len(attacker.received)
     for _ in range(2):
         await attacker.send_bytes(frame)
-    answers = await attacker.read_for(2)
+    # Decoding such a frame takes the server a while on a loaded machine: wait for both warnings, then a moment more.
+    def warnings():
+        return sum(f.type == pb.SdkSignalFrame.NOTIFICATION for f in attacker.received[already:])
+    deadline = time.monotonic() + 20
+    while warnings() < 2 and time.monotonic() < deadline:
+        await attacker.read_for(0.2)
+    await attacker.read_for(1)
     await attacker.close()
-    replies = attacker.received[-answers:] if answers else []
-    notifications = [f for f in replies if f.type == pb.SdkSignalFrame.NOTIFICATION]
+    replies = attacker.received[already:]
     # One warning per frame and no data messages back (the meeting's own frames, such as AUDIO_METADATA, may come).
-    assert len(notifications) == 2 and answers < 20, [f.type for f in replies]
+    assert warnings() == 2 and len(replies) < 50, [f.type for f in replies]
     assert not any(f.type == pb.SdkSignalFrame.DATA_MESSAGE for f in replies)
     return "2 frames of 100 000 messages: 1 warning each"
 
@@ -133,9 +139,12 @@ async def attack_past_the_hard_limit(meeting, attendee):
         for _ in range(400):   # 6 400 messages, three times the burst of 2 000
             await attacker.send_bytes(frame)
             sent += 1
-        await attacker.read_for(3)
     except websockets.ConnectionClosed:
         pass
+    # The close comes once the server has got that far; on a loaded machine that may take a while.
+    deadline = time.monotonic() + 20
+    while attacker.socket.close_code is None and time.monotonic() < deadline:
+        await attacker.read_for(0.2)
     code = attacker.socket.close_code
     await attacker.close()
     assert code == 4429, f"closed with {code} after {sent} frames"
@@ -166,7 +175,7 @@ async def sockets_that_never_join(meeting, count=50):
     closed = 0
     for connection in sockets:
         try:
-            await asyncio.wait_for(connection.recv(), max(0.1, 14 - (time.monotonic() - started)))
+            await asyncio.wait_for(connection.recv(), max(0.1, 20 - (time.monotonic() - started)))
         except websockets.ConnectionClosed:
             closed += 1
         except asyncio.TimeoutError:
