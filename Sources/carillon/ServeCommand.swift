@@ -65,6 +65,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "On first run, also print the generated secret access key (for scripts); by default only the file that holds it is named.")
     var printSecret = false
 
+    @Option(help: "Connections from one IP address that may be open at once before their first request, or before their join token is checked; more are closed at accept.")
+    var maxPreJoinPerAddress: Int = 64
+
+    @Option(help: "TCP connections open at once; at the limit the oldest connection that has not joined or sent a request is closed for a new one (default and upper bound: the open-file limit less an eighth, at least 64, kept for everything else).")
+    var maxConnections: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -83,6 +89,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard meetingMaxDuration > 0, meetingMaxDuration.isFinite, meetingMaxDuration <= 1e9 else {
             throw ValidationError("--meeting-max-duration must be a positive number of seconds")
         }
+        guard maxPreJoinPerAddress > 0 else { throw ValidationError("--max-pre-join-per-address must be at least 1") }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if let webhookUrl {
@@ -152,7 +160,8 @@ struct ServeCommand: AsyncParsableCommand {
                 publicEndpoint: publicEndpoint,
                 operations: metricsPort < 0 ? nil
                     : OperationsEndpoint(host: metricsHost, port: metricsPort, token: resolvedMetricsToken),
-                webhook: webhookUrl.flatMap { url in resolvedWebhookSecret.map { WebhookTarget(url: url, secret: $0) } }
+                webhook: webhookUrl.flatMap { url in resolvedWebhookSecret.map { WebhookTarget(url: url, secret: $0) } },
+                connections: ConnectionLimits(preJoinPerAddress: maxPreJoinPerAddress, maximumConnections: maxConnections)
             ),
             logger: logger
         )

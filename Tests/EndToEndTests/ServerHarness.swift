@@ -43,7 +43,8 @@ final class ServerHarness: Sendable {
         tls: ServerTLS? = nil,
         trustedCertificateFiles: [String] = [],
         operations: OperationsEndpoint? = nil,
-        webhook: WebhookTarget? = nil
+        webhook: WebhookTarget? = nil,
+        connections: ConnectionLimits = .init()
     ) async throws -> ServerHarness {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("carillon-e2e-\(UUID().uuidString)", isDirectory: true)
@@ -60,7 +61,8 @@ final class ServerHarness: Sendable {
                 meetingExpiry: meetingExpiry,
                 tls: tls,
                 operations: operations,
-                webhook: webhook
+                webhook: webhook,
+                connections: connections
             ),
             logger: logger
         )

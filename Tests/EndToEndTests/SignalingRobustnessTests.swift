@@ -6,38 +6,14 @@ import Testing
 /// Raw sockets against a real server: what a misbehaving or vanishing client gets, and that others keep being served.
 @Suite(.timeLimit(.minutes(2)))
 struct SignalingRobustnessTests {
-    func frame(_ type: SdkSignalFrame.TypeEnum, _ build: (inout SdkSignalFrame) -> Void = { _ in }) -> SdkSignalFrame {
-        var frame = SdkSignalFrame()
-        frame.timestampMs = UInt64(Date().timeIntervalSince1970 * 1000)
-        frame.type = type
-        build(&frame)
-        return frame
-    }
-
-    func joinFrame(session: UInt64) -> SdkSignalFrame {
-        frame(.join) { $0.join.protocolVersion = 2; $0.join.audioSessionID = session; $0.join.flags = 2 }
-    }
-
-    /// Creates an attendee and joins it over a raw socket; returns the socket once JOIN_ACK arrived.
-    func rawJoin(_ harness: ServerHarness, meetingId: String, name: String) async throws -> RawSignalingSocket {
-        let token = try await harness.joinToken(meetingId: meetingId, name: name)
-        let socket = try await RawSignalingSocket.connect(
-            host: "127.0.0.1", port: harness.address.port, meetingId: meetingId, token: token
-        )
-        try await socket.send(joinFrame(session: UInt64.random(in: 1...UInt64(UInt32.max))))
-        let ack = try await socket.next(.joinAck)
-        #expect(ack?.joinack.hasDefaultServerSideNetworkAdaption == true)
-        return socket
-    }
-
     @Test func aSocketThatVanishesWithoutLeaveIsReportedDropped() async throws {
         var signaling = MeetingSignalingCore.Configuration()
         signaling.dropGrace = .milliseconds(300)
         let harness = try await ServerHarness.start(signaling: signaling)
         defer { Task { await harness.stop() } }
         let meetingId = try await harness.createMeetingId()
-        let alice = try await rawJoin(harness, meetingId: meetingId, name: "alice")
-        let bob = try await rawJoin(harness, meetingId: meetingId, name: "bob")
+        let alice = try await harness.rawJoin(meetingId: meetingId, name: "alice")
+        let bob = try await harness.rawJoin(meetingId: meetingId, name: "bob")
         var bobStream: UInt32?
         while bobStream == nil, let roster = try await alice.next(.audioStreamIDInfo) {
             bobStream = roster.audioStreamIDInfo.streams.first { $0.externalUserID == "bob" }?.audioStreamID
@@ -54,21 +30,21 @@ struct SignalingRobustnessTests {
         let harness = try await ServerHarness.start()
         defer { Task { await harness.stop() } }
         let meetingId = try await harness.createMeetingId()
-        let alice = try await rawJoin(harness, meetingId: meetingId, name: "alice")
+        let alice = try await harness.rawJoin(meetingId: meetingId, name: "alice")
         for garbage in [[0x05, 0xFF, 0xFF, 0xFF], [0x07, 0x08, 0x01], [0x05], Array(repeating: 0x05, count: 300)] as [[UInt8]] {
             try await alice.send(garbage)
             let answer = try await alice.next(.notification)
             #expect(answer?.error.status == 400)
         }
         // A frame missing its required ping id is rejected the same way.
-        var ping = frame(.pingPong) { $0.pingPong.type = .ping }
+        var ping = RawSignalingSocket.frame(.pingPong) { $0.pingPong.type = .ping }
         ping.pingPong.clearPingID()
         try await alice.send([0x05] + (try ping.serializedBytes(partial: true)))
         #expect(try await alice.next(.notification)?.error.status == 400)
         // The socket still works, and so does everybody else.
-        try await alice.send(frame(.pingPong) { $0.pingPong.type = .ping; $0.pingPong.pingID = 9 })
+        try await alice.send(RawSignalingSocket.frame(.pingPong) { $0.pingPong.type = .ping; $0.pingPong.pingID = 9 })
         #expect(try await alice.next(.pingPong)?.pingPong.pingID == 9)
-        _ = try await rawJoin(harness, meetingId: meetingId, name: "bob")
+        _ = try await harness.rawJoin(meetingId: meetingId, name: "bob")
     }
 
     @Test func badTokensAreClosedWithTheDocumentedCodes() async throws {
@@ -88,14 +64,14 @@ struct SignalingRobustnessTests {
             let socket = try await RawSignalingSocket.connect(
                 host: "127.0.0.1", port: harness.address.port, meetingId: meetingId, token: token
             )
-            try await socket.send(joinFrame(session: 1))
+            try await socket.send(RawSignalingSocket.joinFrame(session: 1))
             #expect(try await socket.closeCode() == code)
         }
         // The real token still works afterwards.
         let socket = try await RawSignalingSocket.connect(
             host: "127.0.0.1", port: harness.address.port, meetingId: meetingId, token: real
         )
-        try await socket.send(joinFrame(session: 1))
+        try await socket.send(RawSignalingSocket.joinFrame(session: 1))
         #expect(try await socket.next(.joinAck) != nil)
     }
 }

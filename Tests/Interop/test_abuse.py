@@ -8,7 +8,11 @@ meeting, and of the canary meeting itself) and from strangers, and each is check
 - a flood of full data-message frames: the sender is closed with 4429 past the hard limit;
 - a SUBSCRIBE announcing 16 000 video streams: refused with 400, no INDEX to anyone (every other attendee's INDEX
   grew to 3.5 MiB, over the clients' frame limit);
-- sockets without a valid token that never send JOIN: closed after 10 s.
+- sockets without a valid token that never send JOIN: closed after 10 s;
+- 300 TCP connections from one address that send nothing or half a request head: 64 held (the per-address
+  pre-join cap), the rest closed at accept, all closed after the 10 s head timeout, the API answering meanwhile.
+A second test runs a server with only 256 descriptors and floods it from many addresses: the oldest silent
+connections make way, so `/health`, the API and the canary meeting keep working, and the server does not spin.
 (Forged ICE checks naming a session are covered on a real port by `MediaPortTests`: the attacker needs the session's
 ICE username, which the SDK bots do not print.)
 Afterwards the server still answers the control API and its memory is back within a margin. Loops are bounded in
@@ -18,12 +22,16 @@ import asyncio
 import math
 import os
 import re
+import resource
+import socket
 import tempfile
 import time
+import urllib.request
 
 import websockets
 
 from chime_attendee import pb
+from conftest import make_client, start_server, stop_server
 from test_aiortc_audio import goertzel_power, read_first_channel, start_sdk_bot
 
 CANARY_SECONDS = 30
@@ -186,6 +194,68 @@ async def sockets_that_never_join(meeting, count=50):
     return f"{count} sockets without a token that never join: closed within {waited:.1f} s"
 
 
+def open_connections(port, source, count, head=b""):
+    """`count` TCP connections to the server from `source` (a 127.0.0.0/8 address), each sending `head` (often
+    nothing); those the kernel could not complete within a second are left out."""
+    opened = []
+    for _ in range(count):
+        connection = socket.socket()
+        connection.bind((source, 0))
+        connection.settimeout(1)
+        try:
+            connection.connect(("127.0.0.1", port))
+            if head:
+                connection.sendall(head)
+            connection.setblocking(False)
+            opened.append(connection)
+        except OSError:
+            connection.close()
+    return opened
+
+
+def closed_by_server(connection):
+    try:
+        return connection.recv(1, socket.MSG_DONTWAIT | socket.MSG_PEEK) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def wait_until_closed(connections, seconds):
+    """Seconds until the server closed every connection, or None if some are still open after `seconds`."""
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        if all(closed_by_server(connection) for connection in connections):
+            return time.monotonic() - started
+        time.sleep(0.2)
+    return None
+
+
+def api_port(server):
+    return int(server.endpoint.rsplit(":", 1)[1])
+
+
+async def silent_connections_from_one_address(chime, server, meeting, count=300):
+    loop = asyncio.get_running_loop()
+    port = api_port(server)
+    # Half send nothing, half stop in the middle of a request head (slowloris).
+    connections = await loop.run_in_executor(None, open_connections, port, "127.0.0.2", count // 2)
+    connections += await loop.run_in_executor(None, open_connections, port, "127.0.0.2", count // 2,
+                                              b"GET /meetings HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    await asyncio.sleep(1)
+    held = sum(not closed_by_server(connection) for connection in connections)
+    # Strangers from one address hold at most its pre-join cap; the API still answers others meanwhile.
+    assert held <= 64, f"{held} of {len(connections)} connections from one address held"
+    assert chime.get_meeting(MeetingId=meeting["MeetingId"])["Meeting"]["MeetingId"] == meeting["MeetingId"]
+    waited = await loop.run_in_executor(None, wait_until_closed, connections, 25)
+    for connection in connections:
+        connection.close()
+    assert waited is not None, "silent connections still open 25 s later"
+    return (f"{len(connections)} silent or half-headed connections from one address: {held} held (cap 64), "
+            f"the rest closed at accept, all closed within {waited:.1f} s")
+
+
 async def run(chime, server, directory):
     canary = chime.create_meeting(ClientRequestToken="abuse-canary", MediaRegion="us-east-1",
                                   ExternalMeetingId="abuse-canary")["Meeting"]
@@ -207,6 +277,7 @@ async def run(chime, server, directory):
         results.append(await attack_past_the_hard_limit(other, outsider))
         results.append(await attack_past_the_hard_limit(canary, flooder))
         results.append(await sockets_that_never_join(canary))
+        results.append(await silent_connections_from_one_address(chime, server, canary))
         loop = asyncio.get_running_loop()
         await asyncio.gather(*(loop.run_in_executor(None, process.wait, CANARY_SECONDS + 20)
                                for process, _ in bots.values()))
@@ -244,3 +315,87 @@ def test_attacks_leave_the_canary_meeting_heard_every_second(chime, server):
     # The server kept serving and let go of what the attacks made it hold.
     assert chime.get_meeting(MeetingId=canary["MeetingId"])["Meeting"]["MeetingId"] == canary["MeetingId"]
     assert after_kb - before_kb < MEMORY_MARGIN_KB, f"server grew from {before_kb} kB to {after_kb} kB"
+
+
+def assert_every_second_heard(directory):
+    recordings = {name: read_first_channel(os.path.join(directory, f"{name}.wav")) for name in CANARY_TONES}
+    for listener, (samples, rate) in recordings.items():
+        other = next(tone for name, tone in CANARY_TONES.items() if name != listener)
+        heard = seconds_heard(samples, rate, other)
+        window = heard[3:-1]
+        assert len(window) >= DESCRIPTOR_CANARY_SECONDS - 8, f"{listener} recorded only {len(heard)} s"
+        missed = [index + 3 for index, ok in enumerate(window) if not ok]
+        assert not missed, f"{listener} did not hear {other} Hz in seconds {missed} of {len(heard)}"
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def health(server):
+    try:
+        with urllib.request.urlopen(server.metrics + "/health", timeout=5) as response:
+            return response.status
+    except OSError as error:
+        return str(error)
+
+
+DESCRIPTOR_LIMIT = 256
+DESCRIPTOR_CANARY_SECONDS = 24
+
+
+def test_running_out_of_descriptors_closes_strangers_not_the_meeting():
+    """A server with 256 descriptors, asked for 100 000 connections, flooded with 600 silent connections from 20
+    addresses (30 each, under the per-address cap). It keeps to 192 connections (its descriptors less a reserve;
+    at EMFILE the accept loop would spin), and the oldest silent ones are closed to make room, so `/health`, the API
+    and a canary meeting keep working, and the idle server does not spin."""
+    def low_limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (DESCRIPTOR_LIMIT, DESCRIPTOR_LIMIT))
+    bots = {}
+    with tempfile.TemporaryDirectory(prefix="carillon-descriptors-") as data_dir, \
+            tempfile.TemporaryDirectory(prefix="carillon-descriptors-canary-") as directory:
+        server = start_server(data_dir, extra=("--max-connections", "100000"), preexec_fn=low_limit)
+        chime = make_client(server.endpoint)
+        connections = []
+        try:
+            log = "".join(server.output)
+            assert f"open-file limit {DESCRIPTOR_LIMIT}" in log and "at most 192 open" in log, log
+            canary = chime.create_meeting(ClientRequestToken="descriptors", MediaRegion="us-east-1",
+                                          ExternalMeetingId="descriptors")["Meeting"]
+            bots = {name: start_sdk_bot(server.endpoint, canary["MeetingId"], name, DESCRIPTOR_CANARY_SECONDS, tone,
+                                        os.path.join(directory, f"{name}.wav"))
+                    for name, tone in CANARY_TONES.items()}
+            time.sleep(6)
+            port = api_port(server)
+            before = cpu_seconds(server.process.pid)
+            started = time.monotonic()
+            for host in range(2, 22):
+                connections += open_connections(port, f"127.0.0.{host}", 30)
+            # The flood is held: the server answers what it must.
+            assert health(server) == 200
+            assert chime.create_attendee(MeetingId=canary["MeetingId"], ExternalUserId="late")["Attendee"]["JoinToken"]
+            time.sleep(5)
+            spent = cpu_seconds(server.process.pid) - before
+            elapsed = time.monotonic() - started
+            open_now = sum(not closed_by_server(connection) for connection in connections)
+            assert open_now <= 192, f"{open_now} silent connections open with a budget of 192"
+            # A spinning accept loop takes a whole core; the meeting and the flood's accepts take a fraction.
+            assert spent < 0.6 * elapsed, f"server used {spent:.1f} s of CPU in {elapsed:.1f} s"
+            assert health(server) == 200
+            for process, _ in bots.values():
+                process.wait(timeout=DESCRIPTOR_CANARY_SECONDS + 20)
+            for name, (process, lines) in bots.items():
+                assert process.returncode == 0, f"{name} failed:\n" + "".join(lines)
+            assert_every_second_heard(directory)
+            assert "Error handling upgrade result" not in "".join(server.output), "a flood costs an error line per connection"
+            print(f"{len(connections)} connections from 20 addresses with {DESCRIPTOR_LIMIT} descriptors: {open_now} held,"
+                  f" /health and CreateAttendee answered, {spent:.2f} s of CPU in {elapsed:.1f} s, canary heard every second")
+        finally:
+            for connection in connections:
+                connection.close()
+            for process, _ in bots.values():
+                if process.poll() is None:
+                    process.kill()
+            stop_server(server)

@@ -21,4 +21,11 @@ public enum DescriptorLimit {
         }
         return (UInt64(limit.rlim_cur), UInt64(limit.rlim_max))
     }
+
+    /// The soft `RLIMIT_NOFILE` in force, or nil when it cannot be read (or is unlimited).
+    public static func current() -> UInt64? {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        return UInt64(limit.rlim_cur)
+    }
 }

@@ -97,7 +97,13 @@ public final class MeetingServer: Service, Sendable {
             authenticator: StoreSignalingAuthenticator(store: store, secret: tokenSecret),
             logger: logger
         )
-        let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+        // Never past the descriptor limit: at EMFILE, NIO's accept loop retries at once and spins a core (its accept
+        // backoff cannot help while the failed read stays pending), so the budget keeps accepts short of it.
+        let descriptorBudget = DescriptorLimit.current().map { ConnectionLimits.connectionBudget(descriptorLimit: $0) } ?? 1 << 20
+        let budget = min(configuration.connections.maximumConnections ?? descriptorBudget, descriptorBudget)
+        logger.info("connections: at most \(budget) open, \(configuration.connections.preJoinPerAddress) per address before joining")
+        let connections = ConnectionGuard(limits: configuration.connections, budget: budget, logger: logger)
+        let webSocketRouter = Router(context: SignalingRequestContext.self)
         webSocketRouter.ws("control/:meetingId") { request, _ in
             // Select `_aws_wt_session`: browsers abort a handshake whose offered sub-protocols were all ignored.
             let offered = request.headers[.secWebSocketProtocol] ?? ""
@@ -106,11 +112,14 @@ public final class MeetingServer: Service, Sendable {
         } onUpgrade: { [metrics] inbound, outbound, context in
             metrics.sessionOpened()
             defer { metrics.sessionClosed() }
+            let channel = context.requestContext.channel
+            connections.awaitingJoin(channel)
             await endpoint.serve(
                 inbound: inbound,
                 outbound: outbound,
                 meetingId: context.requestContext.parameters.get("meetingId") ?? "",
-                offeredProtocols: context.request.headers[.secWebSocketProtocol]
+                offeredProtocols: context.request.headers[.secWebSocketProtocol],
+                authenticated: { connections.joined(channel) }
             )
         }
         let responder = ControlAPIResponder(
@@ -124,14 +133,24 @@ public final class MeetingServer: Service, Sendable {
         let configuration = self.configuration
         let placement = self.placement
         let mediaPort = configuration.publicMediaPort ?? Int(media.port.localAddress.port)
-        let plain = HTTPServerBuilder.http1WebSocketUpgrade(
-            webSocketRouter: webSocketRouter,
-            configuration: .init(ws: .init(maxFrameSize: SignalingEndpoint.maximumMessageSize, autoPing: .disabled))
+        let webSocketResponder = webSocketRouter.buildResponder()
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: configuration.connections.idleTimeout),
+            ws: .init(maxFrameSize: SignalingEndpoint.maximumMessageSize, autoPing: .disabled)
         )
+        let tlsConfiguration = certificate?.tlsConfiguration
+        let server = HTTPServerBuilder { responder in
+            let guarded = GuardedChildChannel(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                   configuration: channelConfiguration),
+                connections: connections)
+            guard let tlsConfiguration else { return guarded }
+            return try TLSChannel(guarded, tlsConfiguration: tlsConfiguration)
+        }
         let scheme = certificate == nil ? "http" : "https"
         let app = Application(
             responder: responder,
-            server: try certificate.map { try .tls(plain, tlsConfiguration: $0.tlsConfiguration) } ?? plain,
+            server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Carillon"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
@@ -149,6 +168,12 @@ public final class MeetingServer: Service, Sendable {
             Application(
                 router: OperationsRouter.make(token: endpoint.token, metrics: { [self] in await self.scrape() },
                                               ready: { [self] in await self.isReady() }),
+                server: HTTPServerBuilder { responder in
+                    GuardedChildChannel(
+                        base: HTTP1Channel(responder: responder,
+                                           configuration: .init(idleTimeout: configuration.connections.idleTimeout)),
+                        connections: connections)
+                },
                 configuration: .init(address: .hostname(endpoint.host, port: endpoint.port), serverName: "Carillon"),
                 onServerRunning: { channel in
                     let port = channel.localAddress?.port ?? endpoint.port

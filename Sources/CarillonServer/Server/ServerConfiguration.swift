@@ -37,6 +37,8 @@ public struct ServerConfiguration: Sendable {
     public var operations: OperationsEndpoint?
     /// Where the lifecycle events of meetings created with a `NotificationsConfiguration` go; nil sends none.
     public var webhook: WebhookTarget?
+    /// Bounds on TCP connections that have not joined (per address, head timeout, total budget) and on idle ones.
+    public var connections: ConnectionLimits
 
     /// Creates a configuration; unset values take the defaults documented on each property.
     public init(
@@ -54,8 +56,10 @@ public struct ServerConfiguration: Sendable {
         tls: ServerTLS? = nil,
         publicEndpoint: String? = nil,
         operations: OperationsEndpoint? = nil,
-        webhook: WebhookTarget? = nil
+        webhook: WebhookTarget? = nil,
+        connections: ConnectionLimits = .init()
     ) {
+        self.connections = connections
         self.webhook = webhook
         self.operations = operations
         self.tls = tls

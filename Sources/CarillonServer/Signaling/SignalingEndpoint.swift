@@ -42,12 +42,14 @@ public struct SignalingEndpoint: Sendable {
             .first { !$0.isEmpty && $0 != subProtocol }
     }
 
-    /// Runs one socket until it ends.
+    /// Runs one socket until it ends; calls `authenticated` once its join token is accepted (the socket is then an
+    /// attendee's, no longer a stranger's: see ``ConnectionLimits``).
     public func serve(
         inbound: WebSocketInboundStream,
         outbound: WebSocketOutboundWriter,
         meetingId: String,
-        offeredProtocols: String?
+        offeredProtocols: String?,
+        authenticated: @Sendable () -> Void = {}
     ) async {
         let connection = SignalingConnectionID(connectionCounter.withLockedValue { value in
             value += 1
@@ -85,6 +87,7 @@ public struct SignalingEndpoint: Sendable {
             return
         }
         logger.debug("signaling socket opened for attendee \(identity.attendeeId)")
+        authenticated()
 
         let (stream, sink) = AsyncStream.makeStream(of: SignalingOutbound.self,
                                                     bufferingPolicy: .bufferingOldest(Self.maximumQueuedMessages))

@@ -1,0 +1,26 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+
+/// A Hummingbird child channel whose connections are admitted by a ``ConnectionGuard``: it puts a
+/// ``ConnectionGuardHandler`` in front of `Base`'s handlers (behind TLS, when `TLSChannel` wraps it).
+struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+
+    let base: Base
+    let connections: ConnectionGuard
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(ConnectionGuardHandler(connections: connections))
+        }.flatMap {
+            base.setup(channel: channel, logger: logger)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        var logger = logger
+        logger.handler = ClosedConnectionLogHandler(base: logger.handler, channel: value.channel)
+        await base.handle(value: value, logger: logger)
+    }
+}
