@@ -236,6 +236,29 @@ private final class Meeting {
         #expect(meeting.packetsPerTick.allSatisfy { $0 == 2 })
     }
 
+    /// An attendee whose Audio capability is `Send` (or `None`) gets a packet every 20 ms, all silence; it is still
+    /// heard by the others, speaker or not, and hears the meeting again once allowed.
+    @Test func aParticipantThatMayNotHearGetsSilenceButIsHeard() throws {
+        let meeting = try Meeting(try talkers())
+        let (first, deaf, third) = (meeting.attendees[0], meeting.attendees[1], meeting.attendees[2])
+        try meeting.run(10)
+        meeting.mixer.setHearsMeeting(false, for: deaf.id)
+        try meeting.run(10)
+        try meeting.run(50, record: true)
+        #expect(meeting.mixer.currentSpeakers.contains(deaf.id))
+        for frequency in Self.tones + [Self.unrelated] {
+            #expect(deaf.power(frequency) < 1e-6, "\(frequency) Hz at \(deaf.decibels(frequency)) dB")
+        }
+        #expect(meeting.packetsPerTick.allSatisfy { $0 == 3 })
+        expect(first, hears: [660, 880], not: [440])
+        expect(third, hears: [440, 660], not: [880])
+
+        meeting.mixer.setHearsMeeting(true, for: deaf.id)
+        try meeting.run(10)
+        try meeting.run(50, record: true)
+        expect(deaf, hears: [440, 880], not: [660])
+    }
+
     @Test func aMutedTalkerIsNotMixedUntilUnmuted() throws {
         let listener = try Attendee(4, frequency: nil)
         let meeting = try Meeting(try talkers() + [listener])

@@ -50,6 +50,24 @@ import Testing
         #expect(revoked.contains { if case .audioMuted("att-2", true) = $0 { true } else { false } })
     }
 
+    /// Audio `Send` or `None`: the media side is told to send silence instead of the mix, at connect (from
+    /// ``MeetingSignalingCore/hearsMeeting(_:)``) and at once when UpdateAttendeeCapabilities changes it.
+    @Test func anAttendeeThatMayNotHearTheMeetingIsSentSilence() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = join(&core, 1)
+        _ = join(&core, 2, AttendeeMediaPermissions(caps("Send", "SendReceive", "SendReceive")))
+        #expect(!core.hearsMeeting("att-2") && core.hearsMeeting("att-1") && core.hearsMeeting("nobody"))
+        #expect(!core.isMuted("att-2"))
+        let allowed = core.updatePermissions("att-2", capabilities: caps("Receive", "SendReceive", "SendReceive"), now: now)
+        #expect(allowed.contains { if case .audioReceiving("att-2", true) = $0 { true } else { false } })
+        #expect(core.hearsMeeting("att-2") && core.isMuted("att-2"))
+        let same = core.updatePermissions("att-2", capabilities: caps("SendReceive", "SendReceive", "SendReceive"), now: now)
+        #expect(!same.contains { if case .audioReceiving = $0 { true } else { false } })
+        let revoked = core.updatePermissions("att-2", capabilities: caps("None", "SendReceive", "SendReceive"), now: now)
+        #expect(revoked.contains { if case .audioReceiving("att-2", false) = $0 { true } else { false } })
+        #expect(!core.hearsMeeting("att-2"))
+    }
+
     @Test func anAttendeeThatMayNotSendVideoIsRefusedAndOneThatMayNotReceiveGetsNothing() throws {
         var core = MeetingSignalingCore(meetingId: "m")
         _ = join(&core, 1)
@@ -104,9 +122,12 @@ import Testing
     @Test func permissionsFollowChimesCapabilities() {
         #expect(AttendeeMediaPermissions(nil) == .all)
         #expect(AttendeeMediaPermissions(caps("Send", "Receive", "None"))
-                == AttendeeMediaPermissions(sendsAudio: true, sendsVideo: false, receivesVideo: true, receivesContent: false))
+                == AttendeeMediaPermissions(sendsAudio: true, receivesAudio: false, sendsVideo: false, receivesVideo: true,
+                                            receivesContent: false))
+        #expect(AttendeeMediaPermissions(caps("Receive", "None", "None")).receivesAudio)
         #expect(AttendeeMediaPermissions(caps("SendReceive", "None", "Send"), contentSession: true)
-                == AttendeeMediaPermissions(sendsAudio: true, sendsVideo: true, receivesVideo: false, receivesContent: false))
+                == AttendeeMediaPermissions(sendsAudio: true, receivesAudio: false, sendsVideo: true, receivesVideo: false,
+                                            receivesContent: false))
         #expect(!AttendeeMediaPermissions(caps("SendReceive", "None", "Receive"), contentSession: true).sendsVideo)
     }
 

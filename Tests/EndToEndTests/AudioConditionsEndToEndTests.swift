@@ -64,6 +64,34 @@ struct AudioConditionsEndToEndTests {
         }
     }
 
+    /// An attendee created with Audio `Send` is heard but hears silence, where its packets still arrive every 20 ms.
+    @Test func anAttendeeThatMaySendButNotReceiveAudioHearsSilence() async throws {
+        let harness = try await ServerHarness.start()
+        defer { Task { await harness.stop() } }
+        let tones = ["alice": 440.0, "bob": 660.0]
+        let meeting = try await ToneMeeting.join(
+            tones, harness: harness, meeting: try await harness.createMeeting(),
+            capabilities: ["alice": ["Audio": "Send", "Video": "SendReceive", "Content": "SendReceive"]])
+        defer { meeting.remove() }
+        let bob = try #require(meeting.attendees.first { $0.name == "bob" })
+        try await bob.probe.wait("bob hears alice", timeout: .seconds(15)) {
+            [VolumeLevel.low, .medium, .high].contains($0.volumes["alice"] ?? .notSpeaking)
+        }
+        try await Task.sleep(for: .seconds(2))
+        try await meeting.stop()
+        let alice = try #require(meeting.attendees.first { $0.name == "alice" })
+        let (heardByAlice, rate) = try ToneMeeting.steadySamples(alice.recording)
+        let (heardByBob, _) = try ToneMeeting.steadySamples(bob.recording)
+        let bobsToneAtAlice = FrequencyAnalysis.goertzelPower(samples: heardByAlice, sampleRate: rate, frequency: 660)
+        let alicesToneAtBob = FrequencyAnalysis.goertzelPower(samples: heardByBob, sampleRate: rate, frequency: 440)
+        print("Audio=Send: alice hears 660 Hz at \(FrequencyAnalysis.decibels(bobsToneAtAlice)) dB, bob hears 440 Hz at "
+              + "\(FrequencyAnalysis.decibels(alicesToneAtBob)) dB")
+        #expect(alicesToneAtBob > 1e-3, "bob hears alice")
+        #expect(bobsToneAtAlice < 1e-6, "alice may not hear the meeting")
+        let metrics = alice.probe.snapshot.metrics.compactMap { $0["audioReceivePacketLossPercent"] }
+        #expect(!metrics.isEmpty && metrics.allSatisfy { $0 < 5 }, "alice's downlink keeps its packet rate: \(metrics)")
+    }
+
     @Test func audioSurvivesTenPercentLossEachWay() async throws {
         let relay = try await UDPRelay.start(lossRate: 0.10)
         let harness = try await ServerHarness.start(publicMediaPort: relay.port)

@@ -106,11 +106,13 @@ final class ServerHarness: Sendable {
         return (try JSONDecoder().decode(CreateMeetingResponse.self, from: json), id)
     }
 
-    /// Creates an attendee through the REST API.
-    func createAttendee(meetingId: String, name: String) async throws -> CreateAttendeeResponse {
+    /// Creates an attendee through the REST API, with `capabilities` (`Audio`, `Video`, `Content`) when given.
+    func createAttendee(meetingId: String, name: String, capabilities: [String: String]? = nil) async throws
+        -> CreateAttendeeResponse {
+        var body: [String: Any] = ["ExternalUserId": name]
+        if let capabilities { body["Capabilities"] = capabilities }
         let json = try await client.send(
-            "POST", "/meetings/\(meetingId)/attendees",
-            body: try JSONSerialization.data(withJSONObject: ["ExternalUserId": name])
+            "POST", "/meetings/\(meetingId)/attendees", body: try JSONSerialization.data(withJSONObject: body)
         )
         return try JSONDecoder().decode(CreateAttendeeResponse.self, from: json)
     }
@@ -118,11 +120,13 @@ final class ServerHarness: Sendable {
     /// A session configuration for a new attendee of `meeting`.
     func configuration(
         meeting: (response: CreateMeetingResponse, meetingId: String),
-        name: String
+        name: String,
+        capabilities: [String: String]? = nil
     ) async throws -> MeetingSessionConfiguration {
         MeetingSessionConfiguration(
             createMeetingResponse: meeting.response,
-            createAttendeeResponse: try await createAttendee(meetingId: meeting.meetingId, name: name)
+            createAttendeeResponse: try await createAttendee(meetingId: meeting.meetingId, name: name,
+                                                             capabilities: capabilities)
         )
     }
 }

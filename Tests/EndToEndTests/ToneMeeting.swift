@@ -17,14 +17,17 @@ struct ToneMeeting {
     /// Where the recordings are; removed by ``remove()``.
     let directory: URL
 
-    /// Joins `tones` (name → Hz) to `meeting` and waits until every session has started.
+    /// Joins `tones` (name → Hz) to `meeting`, each attendee created with its `capabilities` if any, and waits until
+    /// every session has started.
     static func join(_ tones: [String: Double], harness: ServerHarness,
-                     meeting: (response: CreateMeetingResponse, meetingId: String)) async throws -> ToneMeeting {
+                     meeting: (response: CreateMeetingResponse, meetingId: String),
+                     capabilities: [String: [String: String]] = [:]) async throws -> ToneMeeting {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carillon-audio-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var attendees: [Attendee] = []
         for name in tones.keys.sorted() {
-            let configuration = try await harness.configuration(meeting: meeting, name: name)
+            let configuration = try await harness.configuration(meeting: meeting, name: name,
+                                                                capabilities: capabilities[name])
             let session = DefaultMeetingSession(configuration: configuration, logger: ConsoleLogger(name: name, level: .OFF))
             let devices = try #require(session.audioVideo as? DefaultAudioVideoFacade).deviceController
             let recording = directory.appendingPathComponent("\(name).wav").path

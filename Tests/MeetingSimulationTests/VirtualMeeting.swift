@@ -563,6 +563,8 @@ final class VirtualMeeting {
                 endServerMedia(target)
             case .audioMuted(let attendeeId, let muted):
                 serverMedia.setMuted(muted, attendeeId: attendeeId)
+            case .audioReceiving(let attendeeId, let receives):
+                serverMedia.setHearsMeeting(receives, attendeeId: attendeeId)
             case .activity:
                 break
             }
@@ -586,7 +588,8 @@ final class VirtualMeeting {
             switch event {
             case .connected:
                 let attendeeId = serverMedia.sessions[connection]?.attendeeId ?? ""
-                serverMediaOutputs(serverMedia.connected(connection, muted: server.isMuted(attendeeId), now: now))
+                serverMediaOutputs(serverMedia.connected(connection, muted: server.isMuted(attendeeId),
+                                                         hearsMeeting: server.hearsMeeting(attendeeId), now: now))
             case .rtp(let packet):
                 serverMediaOutputs(serverMedia.receive(packet, from: connection, now: now))
             case .rtcp(let packets):

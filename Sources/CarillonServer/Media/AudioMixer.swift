@@ -108,6 +108,12 @@ public final class AudioMixer {
         }
     }
 
+    /// Lets a participant hear the meeting, or sends it silence instead of the mix (an attendee whose Audio
+    /// capability is `Send` or `None`); its own audio is mixed for the others as before. Unknown ids are ignored.
+    public func setHearsMeeting(_ hears: Bool, for id: ParticipantID) {
+        participants[id]?.hearsMeeting = hears
+    }
+
     /// The number of participants.
     public var participantCount: Int { order.count }
 
@@ -178,7 +184,9 @@ public final class AudioMixer {
             let participant = participants[id]!
             guard participant.receivesMix else { continue }
             let payload: [UInt8]
-            if let slot = participant.slot, let own = voices.first(where: { $0.id == id })?.samples {
+            if !participant.hearsMeeting {
+                payload = silencePacket
+            } else if let slot = participant.slot, let own = voices.first(where: { $0.id == id })?.samples {
                 // Minus-self: the sum without this speaker, clipped once.
                 payload = encode(mixedSamples(excluding: own), with: slot.encoder)
             } else {

@@ -35,6 +35,8 @@ final class MeetingMedia: @unchecked Sendable {
     var onVideoDownlinkEstimate: ((SignalingConnectionID, UInt32) -> Void)?
     /// Whether an attendee is muted (the signaling core owns the roster).
     var isMuted: ((String) -> Bool)?
+    /// Whether an attendee's capabilities let it hear the meeting (the signaling core owns them).
+    var hearsMeeting: ((String) -> Bool)?
 
     init(eventLoop: any EventLoop, context: MediaContext, logger: Logger) {
         self.eventLoop = eventLoop
@@ -128,6 +130,11 @@ final class MeetingMedia: @unchecked Sendable {
         core.setMuted(muted, attendeeId: attendeeId)
     }
 
+    /// Sends an attendee the mix, or silence when its capabilities do not let it hear the meeting.
+    func setHearsMeeting(_ hears: Bool, attendeeId: String) {
+        core.setHearsMeeting(hears, attendeeId: attendeeId)
+    }
+
     private func tick() {
         let started = eventLoop.now
         perform(core.tick(now: started))
@@ -193,7 +200,8 @@ final class MeetingMedia: @unchecked Sendable {
             timer.follow(core.nextDeadline)
         case .connected(let profile):
             let attendeeId = core.sessions[connection]?.attendeeId ?? ""
-            perform(core.connected(connection, muted: isMuted?(attendeeId) ?? false, now: eventLoop.now))
+            perform(core.connected(connection, muted: isMuted?(attendeeId) ?? false,
+                                   hearsMeeting: hearsMeeting?(attendeeId) ?? true, now: eventLoop.now))
             timer.follow(core.nextDeadline)
             logger.debug("media connected", metadata: ["attendee": "\(attendeeId)", "srtp": "\(profile)"])
         case .failed, .closed:

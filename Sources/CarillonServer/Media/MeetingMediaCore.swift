@@ -136,9 +136,11 @@ final class MeetingMediaCore {
         video.selectLayer(streamId, mid: mid, for: id, now: now)
     }
 
-    /// A session's media connected: it is mixed from now on (unless `muted`), and its video flows.
+    /// A session's media connected: it is mixed from now on (unless `muted`), gets the mix (silence unless
+    /// `hearsMeeting`), and its video flows.
     @discardableResult
-    func connected(_ id: SignalingConnectionID, muted: Bool, now: NIODeadline) -> [MeetingMediaOutput] {
+    func connected(_ id: SignalingConnectionID, muted: Bool, hearsMeeting: Bool = true,
+                   now: NIODeadline) -> [MeetingMediaOutput] {
         guard var session = sessions[id], !session.connected else { return [] }
         if mixer == nil {
             // Failing here only happens when libopus refuses the fixed settings; the meeting then has no mix.
@@ -153,6 +155,7 @@ final class MeetingMediaCore {
         mixer?.addParticipant(participant, attendeeId: session.attendeeId, outboundSSRC: session.ssrc,
                               payloadType: session.opusPayloadType, receivesMix: !content)
         mixer?.setMuted(muted, for: participant)
+        mixer?.setHearsMeeting(hearsMeeting, for: participant)
         audioIdleSince = nil
         if nextActivityReport == nil { nextActivityReport = now + Self.activityInterval }
         if nextReceiverReports == nil { nextReceiverReports = now + Self.receiverReportInterval }
@@ -185,6 +188,13 @@ final class MeetingMediaCore {
     func setMuted(_ muted: Bool, attendeeId: String) {
         for (id, session) in sessions where session.attendeeId == attendeeId {
             mixer?.setMuted(muted, for: AudioMixer.ParticipantID(id.rawValue))
+        }
+    }
+
+    /// Sends an attendee's sessions the mix, or silence.
+    func setHearsMeeting(_ hears: Bool, attendeeId: String) {
+        for (id, session) in sessions where session.attendeeId == attendeeId {
+            mixer?.setHearsMeeting(hears, for: AudioMixer.ParticipantID(id.rawValue))
         }
     }
 

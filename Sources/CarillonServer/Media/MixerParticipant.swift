@@ -14,6 +14,9 @@ final class MixerParticipant {
     var downlink: OutboundAudioStream
     /// False for a send-only participant (a content share): it is mixed for the others but gets no mix itself.
     let receivesMix: Bool
+    /// False while its capabilities do not let it hear the meeting: its downlink carries encoded silence (clients
+    /// expect a packet every 20 ms), never the mix.
+    var hearsMeeting = true
     /// Set while the participant is mixed.
     var slot: SpeakerSlot?
     /// The uplink's playout: decoded with the slot's decoder while mixed, skipped without decoding otherwise.

@@ -56,6 +56,7 @@ public final class MeetingRoom: @unchecked Sendable {
             self?.apply { core, now in core.videoDownlinkEstimate(connection, kbps: kbps, now: now) }
         }
         media?.isMuted = { [weak self] attendeeId in self?.core.isMuted(attendeeId) ?? false }
+        media?.hearsMeeting = { [weak self] attendeeId in self?.core.hearsMeeting(attendeeId) ?? true }
     }
 
     /// Adds an authenticated socket, allowed what `permissions` allow; frames for it go into `sink`.
@@ -180,6 +181,8 @@ public final class MeetingRoom: @unchecked Sendable {
                 media?.end(target)
             case .audioMuted(let attendeeId, let muted):
                 media?.setMuted(muted, attendeeId: attendeeId)
+            case .audioReceiving(let attendeeId, let receives):
+                media?.setHearsMeeting(receives, attendeeId: attendeeId)
             case .activity(let identity, let change):
                 events?.activity(meetingId: meetingId, identity: identity, change: change)
             }

@@ -231,6 +231,9 @@ public struct MeetingSignalingCore: Sendable {
                     + "(Video capability \(capabilities.video ?? ""))", now: now)))
             }
             if !permissions.sendsAudio, !content { outputs += setMuted(attendeeId, true, now: now) }
+            if !content, permissions.receivesAudio != previous.receivesAudio {
+                outputs.append(.audioReceiving(attendeeId: attendeeId, receives: permissions.receivesAudio))
+            }
             if state.joined, permissions.receivesVideo != previous.receivesVideo
                 || permissions.receivesContent != previous.receivesContent {
                 outputs.append(.send([connection], indexFrame(for: connection, attendeeId: state.identity.attendeeId, now: now)))
@@ -813,6 +816,12 @@ public struct MeetingSignalingCore: Sendable {
     private func sendsAudio(_ attendeeId: String) -> Bool {
         guard let connection = participants[attendeeId]?.connection else { return true }
         return connections[connection]?.permissions.sendsAudio ?? true
+    }
+
+    /// Whether an attendee's live session may hear the meeting (true while it has none).
+    public func hearsMeeting(_ attendeeId: String) -> Bool {
+        guard let connection = participants[attendeeId]?.connection else { return true }
+        return connections[connection]?.permissions.receivesAudio ?? true
     }
 
     /// Whether an attendee is muted (false for unknown attendees).

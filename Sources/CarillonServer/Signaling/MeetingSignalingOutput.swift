@@ -22,6 +22,8 @@ public enum MeetingSignalingOutput: Sendable {
     case endMedia(SignalingConnectionID)
     /// An attendee muted or unmuted: the mixer must leave it out of (or take it back into) the mix.
     case audioMuted(attendeeId: String, muted: Bool)
+    /// An attendee's capabilities now let it hear the meeting, or no longer do: the mixer sends it the mix, or silence.
+    case audioReceiving(attendeeId: String, receives: Bool)
     /// An attendee joined (first time, not a reconnect), left, was dropped, or started or stopped sending video: for
     /// lifecycle events, nothing to do for the meeting itself.
     case activity(AttendeeIdentity, AttendeeActivity)
