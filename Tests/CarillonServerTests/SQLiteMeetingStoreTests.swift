@@ -36,6 +36,22 @@ import Testing
         #expect(try await reopened.tags(meetingId: record.meetingId) == [.init(key: "k", value: "v")])
     }
 
+    /// Idempotency records expire by their meeting's creation time, whether or not the meeting still exists.
+    @Test func idempotencyRecordsExpireByTheirMeetingsAge() async throws {
+        let store = try SQLiteMeetingStore.inMemory()
+        var old = meeting()
+        old.createdAt = Date(timeIntervalSince1970: 1_000)
+        var recent = meeting()
+        recent.createdAt = Date(timeIntervalSince1970: 2_000)
+        try await store.insertMeeting(old, idempotencyKey: IdempotencyKey(accessKeyId: "AK", token: "old", fingerprint: "f"))
+        try await store.insertMeeting(recent, idempotencyKey: IdempotencyKey(accessKeyId: "AK", token: "new", fingerprint: "f"))
+        #expect(try await store.expireIdempotencyRecords(createdBefore: Date(timeIntervalSince1970: 1_000)) == 0)
+        #expect(try await store.expireIdempotencyRecords(createdBefore: Date(timeIntervalSince1970: 1_500)) == 1)
+        #expect(try await store.idempotentMeeting(accessKeyId: "AK", token: "old") == nil)
+        #expect(try await store.idempotentMeeting(accessKeyId: "AK", token: "new")?.meetingId == recent.meetingId)
+        #expect(try await store.meeting(id: old.meetingId) == old, "the meeting itself is not touched")
+    }
+
     func mode(_ path: String) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
     }

@@ -80,12 +80,19 @@ struct MeetingLifecycleEndToEndTests {
         let policy = MeetingExpiryPolicy(idleTimeout: .minutes(5), maximumDuration: .seconds(3))
         let harness = try await ServerHarness.start(meetingExpiry: policy)
         defer { Task { await harness.stop() } }
-        let meeting = try await harness.createMeeting()
+        let token = UUID().uuidString
+        let meeting = try await harness.createMeeting(clientRequestToken: token)
+        let store = harness.server.store
+        #expect(try await store.idempotentMeeting(accessKeyId: ServerHarness.key.accessKeyId, token: token) != nil)
         let alice = try await join(harness, meeting, "alice")
         try await alice.probe.wait("ended by the server", timeout: .seconds(15)) { $0.stopStatus != nil }
         // The same status as DeleteMeeting (AUDIO_STATUS 410).
         #expect(alice.probe.snapshot.stopStatus == .audioServerHungup)
         #expect(try await !exists(harness, meeting.meetingId))
         #expect(harness.server.rooms.count == 0)
+        // Its CreateMeeting idempotency record goes with it: nothing is left for a later sweep to remove.
+        try await eventually("idempotency record forgotten") {
+            try await store.idempotentMeeting(accessKeyId: ServerHarness.key.accessKeyId, token: token) == nil
+        }
     }
 }

@@ -98,9 +98,10 @@ final class ServerHarness: Sendable {
     }
 
     /// Creates a meeting through the REST API.
-    func createMeeting() async throws -> (response: CreateMeetingResponse, meetingId: String) {
+    func createMeeting(clientRequestToken: String = UUID().uuidString) async throws
+        -> (response: CreateMeetingResponse, meetingId: String) {
         let json = try await client.send("POST", "/meetings", body: try JSONSerialization.data(withJSONObject: [
-            "ClientRequestToken": UUID().uuidString, "ExternalMeetingId": "e2e-meeting", "MediaRegion": "us-east-1",
+            "ClientRequestToken": clientRequestToken, "ExternalMeetingId": "e2e-meeting", "MediaRegion": "us-east-1",
         ]))
         let id = try #require(try JSONDecoder().decode(ControlAPI.MeetingResponse.self, from: json).meeting?.meetingId)
         return (try JSONDecoder().decode(CreateMeetingResponse.self, from: json), id)

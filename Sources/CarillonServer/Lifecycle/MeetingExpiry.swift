@@ -9,6 +9,9 @@ import NIOCore
 /// A meeting without a live room (nobody joined yet, or the server restarted) counts as idle since it was created,
 /// or since this server started when that is later, so a restart gives attendees the whole idle timeout to come back.
 ///
+/// Each check also forgets the CreateMeeting idempotency records older than the maximum duration: by then the
+/// meeting a retry would return has ended anyway.
+///
 /// Threading: ``run()`` is one task; everything it touches is thread-safe.
 struct MeetingExpiry: Sendable {
     let store: any MeetingStore
@@ -62,6 +65,13 @@ struct MeetingExpiry: Sendable {
             rooms.endMeeting(meeting.meetingId)
             logger.info("meeting ended", metadata: ["meeting": "\(meeting.meetingId)", "reason": "\(reason)"])
             ended.append(meeting.meetingId)
+        }
+        let horizon = Date().addingTimeInterval(-Double(policy.maximumDuration.nanoseconds) / 1e9)
+        do {
+            let forgotten = try await store.expireIdempotencyRecords(createdBefore: horizon)
+            if forgotten > 0 { logger.debug("forgot \(forgotten) idempotency records older than the maximum meeting duration") }
+        } catch {
+            logger.error("meeting expiry: could not expire idempotency records: \(error)")
         }
         return ended
     }

@@ -1,4 +1,5 @@
 import CarillonProtocol
+import Foundation
 
 /// Persistent meetings, attendees, tags, idempotency records and server settings.
 ///
@@ -10,6 +11,9 @@ public protocol MeetingStore: Sendable {
     func insertMeeting(_ meeting: MeetingRecord, idempotencyKey: IdempotencyKey?) async throws
     /// The meeting an earlier request with this access key and token created, with that request's fingerprint.
     func idempotentMeeting(accessKeyId: String, token: String) async throws -> (meetingId: String, fingerprint: String)?
+    /// Forgets the idempotency records of meetings created before `date` (a retry of such a request creates a new
+    /// meeting); returns how many it removed.
+    func expireIdempotencyRecords(createdBefore date: Date) async throws -> Int
     /// One meeting.
     func meeting(id: String) async throws -> MeetingRecord?
     /// All meetings, oldest first.

@@ -69,6 +69,14 @@ public final class SQLiteMeetingStore: MeetingStore {
                 );
                 """)
         }
+        // Idempotency records carry their meeting's creation time so they can expire (they were kept forever).
+        migrator.registerMigration("v2-idempotency-expiry") { db in
+            try db.execute(sql: """
+                ALTER TABLE idempotency ADD COLUMN createdAt REAL NOT NULL DEFAULT 0;
+                UPDATE idempotency SET createdAt = CAST(strftime('%s', 'now') AS REAL);
+                CREATE INDEX idempotency_createdAt ON idempotency (createdAt);
+                """)
+        }
         try migrator.migrate(writer)
     }
 
@@ -83,8 +91,12 @@ public final class SQLiteMeetingStore: MeetingStore {
                            arguments: [meeting.meetingId, body, seq])
             if let key = idempotencyKey {
                 try db.execute(
-                    sql: "INSERT INTO idempotency (accessKeyId, token, meetingId, fingerprint) VALUES (?, ?, ?, ?)",
-                    arguments: [key.accessKeyId, key.token, meeting.meetingId, key.fingerprint]
+                    sql: """
+                        INSERT INTO idempotency (accessKeyId, token, meetingId, fingerprint, createdAt)
+                        VALUES (?, ?, ?, ?, ?)
+                        """,
+                    arguments: [key.accessKeyId, key.token, meeting.meetingId, key.fingerprint,
+                                meeting.createdAt.timeIntervalSince1970]
                 )
             }
         }
@@ -96,6 +108,14 @@ public final class SQLiteMeetingStore: MeetingStore {
             try Row.fetchOne(db, sql: "SELECT meetingId, fingerprint FROM idempotency WHERE accessKeyId = ? AND token = ?",
                              arguments: [accessKeyId, token])
                 .map { ($0["meetingId"], $0["fingerprint"]) }
+        }
+    }
+
+    /// See ``MeetingStore``.
+    public func expireIdempotencyRecords(createdBefore date: Date) async throws -> Int {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM idempotency WHERE createdAt < ?", arguments: [date.timeIntervalSince1970])
+            return db.changesCount
         }
     }
 
