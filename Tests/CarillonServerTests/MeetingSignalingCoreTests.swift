@@ -288,13 +288,40 @@ import Testing
                 bounced += frame.dataMessage.messages.count
             }
         }
-        #expect(delivered == 200)
-        #expect(bounced == 50)
-        // A tenth of a second later ten more tokens are back.
+        // Alone, a sender gets its share (100) and the meeting's bucket down to its reserve (50 of 200).
+        #expect(delivered == 150)
+        #expect(bounced == 100)
+        // A tenth of a second later the meeting's ten new tokens are its: five through its share, five above the reserve.
         let later = start.advanced(by: .milliseconds(100))
         var afterRefill = 0
         for _ in 0..<20 { afterRefill += sent(core.receive(dataMessage(), from: c1, now: later), to: c2).count }
         #expect(afterRefill == 10)
+        // Sustained, it gets the meeting's whole rate: 100 a second.
+        var sustained = 0
+        for tick in 1...100 {
+            let now = later.advanced(by: .milliseconds(Int64(tick) * 10))
+            for _ in 0..<3 { sustained += sent(core.receive(dataMessage(), from: c1, now: now), to: c2).count }
+        }
+        #expect(sustained == 100)
+    }
+
+    /// One attendee flooding cannot take a bystander's messages: the reserve a sender beyond its share leaves in the
+    /// meeting's bucket carries the bystander's, which go through while the flooder's keep coming back throttled.
+    @Test func aFlooderDoesNotThrottleABystander() {
+        var core = MeetingSignalingCore(meetingId: "m")
+        _ = joined(&core, c1, alice)
+        _ = joined(&core, c2, bob)
+        var flooded = 0
+        for _ in 0..<300 { flooded += sent(core.receive(dataMessage(), from: c1, now: start), to: c2).count }
+        #expect(flooded == 150)
+        var bystander = 0, bounced = 0
+        for _ in 0..<20 {
+            let outputs = core.receive(dataMessage(), from: c2, now: start)
+            bystander += sent(outputs, to: c1).count
+            bounced += sent(outputs, to: c2).count
+        }
+        #expect(bystander == 20 && bounced == 0)
+        #expect(sent(core.receive(dataMessage(), from: c1, now: start), to: c2).isEmpty)
     }
 
     @Test func invalidDataMessagesAreRejectedWithAWarningAndNotDelivered() {
@@ -347,7 +374,7 @@ import Testing
             #expect(closes(outputs).isEmpty)
             relayed += sent(outputs, to: c2).reduce(0) { $0 + $1.dataMessage.messages.count }
         }
-        #expect(relayed == 200)
+        #expect(relayed == 150, "a lone sender's soft burst: its share and the meeting's bucket down to the reserve")
         let over = core.receive(batch, from: c1, now: start)
         #expect(closes(over).map(\.0) == [c1] && closes(over).map(\.1) == [SignalingCloseCode.tooManyRequests])
         #expect(sent(over, to: c2).isEmpty)

@@ -23,7 +23,13 @@ public struct MeetingSignalingCore: Sendable {
         public var bufferCapacity = 1024
         /// Longest replay lifetime of a data message.
         public var maximumMessageLifetime: TimeAmount = .minutes(5)
-        /// Burst of the per-meeting data-message throttle.
+        /// Burst of the per-meeting data-message throttle (Chime's soft limit, `policies.md` §4).
+        ///
+        /// Shared fairly: each session has its own share, half the meeting's burst and rate, and takes from the
+        /// meeting's bucket beyond its share only while that bucket keeps a quarter of its burst for the others. So
+        /// one sender alone still gets the meeting's whole rate (its share plus what the bucket refills above the
+        /// reserve) but a burst of 150 rather than 200, and a bystander's messages go through while another floods
+        /// (with one bucket, a flooder took it all and the bystander's messages came back throttled).
         public var throttleBurst: Double = 200
         /// Refill rate of the per-meeting data-message throttle, messages per second.
         public var throttleRate: Double = 100
@@ -88,6 +94,8 @@ public struct MeetingSignalingCore: Sendable {
         var downlinkEstimateKbps: UInt32?
         /// The session's hard data-message limit (``Configuration/attendeeHardRate``), once it has sent one.
         var dataMessageLimit: TokenBucket?
+        /// The session's share of the meeting's soft throttle (``Configuration/throttleBurst``), once it has sent one.
+        var throttleShare: TokenBucket?
         /// The session's frame limit (``Configuration/framesPerSecond``), once it has sent a frame.
         var frameLimit: TokenBucket?
     }
@@ -874,6 +882,9 @@ public struct MeetingSignalingCore: Sendable {
         var delivered: [SdkDataMessagePayload] = []
         var throttled: [SdkDataMessagePayload] = []
         var rejected: [String] = []
+        var share = connections[connection]?.throttleShare
+            ?? TokenBucket(capacity: configuration.throttleBurst / 2, refillPerSecond: configuration.throttleRate / 2)
+        defer { connections[connection]?.throttleShare = share }
         for payload in payloads {
             if let problem = problem(with: payload) {
                 rejected.append(problem)
@@ -882,7 +893,7 @@ public struct MeetingSignalingCore: Sendable {
             var stamped = payload
             stamped.senderAttendeeID = sender.attendeeId
             stamped.senderExternalUserID = sender.externalUserId
-            guard throttle.take(now: now.monotonic) else {
+            guard admitsUnderThrottle(&share, now: now.monotonic) else {
                 stamped.clearIngestTimeNs()
                 throttled.append(stamped)
                 continue
@@ -906,6 +917,16 @@ public struct MeetingSignalingCore: Sendable {
             outputs.append(.send([connection], notification(.warning, "data message rejected: \(first)\(more)", now: now)))
         }
         return outputs
+    }
+
+    /// Whether a message passes the meeting's soft throttle: from the session's `share` while it has tokens, beyond it
+    /// only while the meeting's bucket holds more than its reserve (a quarter of the burst) for the other senders.
+    private mutating func admitsUnderThrottle(_ share: inout TokenBucket, now: NIODeadline) -> Bool {
+        let ownToken = share.available(now: now) >= 1
+        guard ownToken || throttle.available(now: now) >= configuration.throttleBurst / 4 + 1 else { return false }
+        guard throttle.take(now: now) else { return false }
+        if ownToken { _ = share.take(now: now) }
+        return true
     }
 
     private func problem(with payload: SdkDataMessagePayload) -> String? {

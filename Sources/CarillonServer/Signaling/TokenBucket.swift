@@ -21,13 +21,23 @@ public struct TokenBucket: Sendable {
 
     /// Takes one token if there is one; returns whether it was granted.
     public mutating func take(now: NIODeadline) -> Bool {
+        refill(now: now)
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+
+    /// The tokens in the bucket at `now` (refilled up to then).
+    public mutating func available(now: NIODeadline) -> Double {
+        refill(now: now)
+        return tokens
+    }
+
+    private mutating func refill(now: NIODeadline) {
         if let lastRefill, now > lastRefill {
             let elapsed = Double((now - lastRefill).nanoseconds) / 1_000_000_000
             tokens = min(capacity, tokens + elapsed * refillPerSecond)
         }
         if lastRefill.map({ now > $0 }) ?? true { lastRefill = now }
-        guard tokens >= 1 else { return false }
-        tokens -= 1
-        return true
     }
 }
