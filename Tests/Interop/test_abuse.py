@@ -6,6 +6,8 @@ meeting, and of the canary meeting itself) and from strangers, and each is check
 - a DATA_MESSAGE frame of 100 000 empty messages: refused whole with one warning (it silenced every meeting and
   came back as 100 000 frames);
 - a flood of full data-message frames: the sender is closed with 4429 past the hard limit;
+- 5 000 PINGs from another meeting as fast as the socket takes them: closed with 4429 past the frame limit, never
+  more than 32 waiting on the meeting's loop;
 - a SUBSCRIBE announcing 16 000 video streams: refused with 400, no INDEX to anyone (every other attendee's INDEX
   grew to 3.5 MiB, over the clients' frame limit);
 - sockets without a valid token that never send JOIN: closed after 10 s;
@@ -34,7 +36,7 @@ from chime_attendee import pb
 from conftest import make_client, start_server, stop_server
 from test_aiortc_audio import goertzel_power, read_first_channel, start_sdk_bot
 
-CANARY_SECONDS = 30
+CANARY_SECONDS = 50
 CANARY_TONES = {"canary-440": 440, "canary-660": 660}
 # A tone heard in a second is at least this loud there (the tones arrive near -15 dBFS; a second without them is
 # concealment or silence, far below).
@@ -159,6 +161,32 @@ async def attack_past_the_hard_limit(meeting, attendee):
     return f"{sent} frames of 16 x 2 KiB: closed with 4429"
 
 
+async def attack_with_a_frame_flood(meeting, attendee):
+    """5 000 PINGs as fast as the socket takes them: each is cheap, but queued without end they would hold the loop
+    other meetings share. The reader keeps at most 32 of them waiting on the meeting's loop, and past the frame
+    limit (burst 3 000) the sender is closed with 4429."""
+    attacker = RawAttendee(meeting, attendee)
+    await attacker.join()
+    ping = signal_frame(pb.SdkSignalFrame.PING_PONG)
+    ping.ping_pong.type = pb.PING
+    ping.ping_pong.ping_id = 1
+    frame = b"\x05" + ping.SerializeToString()
+    sent = 0
+    try:
+        for _ in range(5_000):
+            await attacker.send_bytes(frame)
+            sent += 1
+    except websockets.ConnectionClosed:
+        pass
+    deadline = time.monotonic() + 20
+    while attacker.socket.close_code is None and time.monotonic() < deadline:
+        await attacker.read_for(0.2)
+    code = attacker.socket.close_code
+    await attacker.close()
+    assert code == 4429, f"closed with {code} after {sent} pings"
+    return f"{sent} pings as fast as they go: closed with 4429"
+
+
 async def attack_with_a_huge_subscribe(meeting, attendee):
     attacker = RawAttendee(meeting, attendee)
     await attacker.join()
@@ -271,13 +299,23 @@ async def run(chime, server, directory):
     results = []
     try:
         await asyncio.sleep(6)   # both bots in and hearing each other
-        results.append(await attack_with_a_huge_data_message_frame(other, outsider))
-        results.append(await attack_with_a_huge_data_message_frame(canary, insider))
-        results.append(await attack_with_a_huge_subscribe(canary, insider))
-        results.append(await attack_past_the_hard_limit(other, outsider))
-        results.append(await attack_past_the_hard_limit(canary, flooder))
-        results.append(await sockets_that_never_join(canary))
-        results.append(await silent_connections_from_one_address(chime, server, canary))
+        attacks = [
+            lambda: attack_with_a_huge_data_message_frame(other, outsider),
+            lambda: attack_with_a_huge_data_message_frame(canary, insider),
+            lambda: attack_with_a_huge_subscribe(canary, insider),
+            lambda: attack_past_the_hard_limit(other, outsider),
+            lambda: attack_past_the_hard_limit(canary, flooder),
+            lambda: attack_with_a_frame_flood(other, outsider),
+            lambda: sockets_that_never_join(canary),
+            lambda: silent_connections_from_one_address(chime, server, canary),
+        ]
+        canary_ends = time.monotonic() + CANARY_SECONDS - 6
+        for attack in attacks:
+            before_attack_kb = resident_kb(server.process.pid)
+            outcome = await attack()
+            results.append(f"{outcome} (server {before_attack_kb // 1024} -> {resident_kb(server.process.pid) // 1024} MB)")
+        # Every attack ran while the canary was talking.
+        assert time.monotonic() < canary_ends - 2, "the attacks outlasted the canary: lengthen CANARY_SECONDS"
         loop = asyncio.get_running_loop()
         await asyncio.gather(*(loop.run_in_executor(None, process.wait, CANARY_SECONDS + 20)
                                for process, _ in bots.values()))

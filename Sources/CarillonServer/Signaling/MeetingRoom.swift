@@ -77,14 +77,17 @@ public final class MeetingRoom: @unchecked Sendable {
         eventLoop.execute { self.apply { $0.updatePermissions(attendeeId, capabilities: capabilities, now: $1) } }
     }
 
-    /// Hands a decoded frame from a socket to the meeting.
-    public func receive(_ frame: SdkSignalFrame, from connection: SignalingConnectionID) {
-        eventLoop.execute { self.apply { $0.receive(frame, from: connection, now: $1) } }
+    /// Hands a decoded frame from a socket to the meeting; the future completes once the meeting has handled it
+    /// (the reader's back-pressure, see ``InboundFrameWindow``).
+    @discardableResult
+    public func receive(_ frame: SdkSignalFrame, from connection: SignalingConnectionID) -> EventLoopFuture<Void> {
+        eventLoop.submit { self.apply { $0.receive(frame, from: connection, now: $1) } }
     }
 
-    /// Reports a message from a socket that did not decode.
-    public func receiveMalformed(from connection: SignalingConnectionID, reason: String) {
-        eventLoop.execute { self.apply { $0.receiveMalformed(from: connection, reason: reason, now: $1) } }
+    /// Reports a message from a socket that did not decode; the future completes once the meeting has handled it.
+    @discardableResult
+    public func receiveMalformed(from connection: SignalingConnectionID, reason: String) -> EventLoopFuture<Void> {
+        eventLoop.submit { self.apply { $0.receiveMalformed(from: connection, reason: reason, now: $1) } }
     }
 
     /// Reports that a socket has ended.

@@ -18,6 +18,9 @@ public struct SignalingEndpoint: Sendable {
     /// Most frames waiting for one socket's writer; a socket whose reader falls this far behind is closed with
     /// ``SignalingCloseCode/fellBehind`` (its client reconnects and starts afresh) instead of being buffered for.
     public static let maximumQueuedMessages = 256
+    /// Most frames of one socket waiting on its meeting's event loop; the reader waits before reading more (see
+    /// ``InboundFrameWindow``).
+    public static let maximumFramesInFlight = 32
     /// How long a refused socket waits for its JOIN before it is closed (clients send JOIN at once and understand the
     /// close code only while they wait for JOIN_ACK); a socket that sends nothing holds a descriptor no longer.
     public static let refusalWait = Duration.seconds(10)
@@ -107,18 +110,21 @@ public struct SignalingEndpoint: Sendable {
                 // already ended, when this close does nothing).
                 try? await outbound.close(.unknown(SignalingCloseCode.fellBehind), reason: "fell behind")
             }
+            var window = InboundFrameWindow(capacity: Self.maximumFramesInFlight)
             do {
                 for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
+                    let handled: EventLoopFuture<Void>
                     switch message {
                     case .binary(let buffer):
                         do {
-                            room.receive(try SignalFrameCodec.decode(buffer.readableBytesView), from: connection)
+                            handled = room.receive(try SignalFrameCodec.decode(buffer.readableBytesView), from: connection)
                         } catch {
-                            room.receiveMalformed(from: connection, reason: "\(error)")
+                            handled = room.receiveMalformed(from: connection, reason: "\(error)")
                         }
                     case .text:
-                        room.receiveMalformed(from: connection, reason: "text messages are not part of the protocol")
+                        handled = room.receiveMalformed(from: connection, reason: "text messages are not part of the protocol")
                     }
+                    if let oldest = window.add(handled) { try? await oldest.get() }
                 }
             } catch {
                 logger.debug("signaling socket failed: \(error)")
