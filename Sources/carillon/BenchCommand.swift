@@ -96,12 +96,15 @@ struct BenchCommand: AsyncParsableCommand {
             abstract: "Data-message fan-out latency in one meeting: send to delivery at each receiver, p50 and p99."
         )
         @Option(help: "Attendees in the meeting.") var attendees = 50
-        @Option(help: "Messages the first attendee sends (one every 20 ms).") var messages = 100
+        @Option(help: "Messages the first attendee sends.") var messages = 100
+        @Option(help: "Messages per second it sends them at (the meeting's data-message throttle passes 100 a second).")
+        var rate = 50.0
 
         func validate() throws {
             guard (2...250).contains(attendees), (1...10_000).contains(messages) else {
                 throw ValidationError("--attendees must be 2...250 and --messages 1...10000")
             }
+            guard rate > 0, rate <= 10_000 else { throw ValidationError("--rate must be more than 0 and at most 10000") }
         }
 
         func run() async throws {
@@ -118,17 +121,25 @@ struct BenchCommand: AsyncParsableCommand {
             }
             let sender = participants[0]
             let sentAt = Mutex([String: ContinuousClock.Instant]())
+            let start = ContinuousClock.now
+            let interval = Duration.nanoseconds(Int64(1e9 / rate))
             for index in 0..<messages {
+                // On a schedule from the start, so the rate holds however long each send takes.
+                try await Task.sleep(until: start + interval * index)
                 let body = "m\(index)"
                 sentAt.withLock { $0[body] = .now }
                 try sender.session.audioVideo.realtimeSendDataMessage(topic: "bench", data: body, lifetimeMs: 0)
-                try await Task.sleep(for: .milliseconds(20))
             }
-            let expected = messages * (attendees - 1)
             let deadline = ContinuousClock.now + .seconds(30)
-            while participants.dropFirst().map(\.received.count).reduce(0, +) < expected, ContinuousClock.now < deadline {
+            func settled() -> Bool {
+                (messages - sender.throttled) * (attendees - 1) == participants.dropFirst().map(\.received.count).reduce(0, +)
+            }
+            while !settled(), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
+            try await Task.sleep(for: .milliseconds(100))
+            let throttled = sender.throttled
+            let expected = (messages - throttled) * (attendees - 1)
             let sent = sentAt.withLock { $0 }
             var latencies: [Duration] = []
             for participant in participants.dropFirst() {
@@ -137,7 +148,8 @@ struct BenchCommand: AsyncParsableCommand {
                 }
             }
             for participant in participants { try await participant.leave() }
-            StandardOutput.line("fan-out to \(attendees - 1) receivers, \(messages) messages, \(latencies.count)/\(expected) deliveries: \(Percentiles(latencies).summary)")
+            StandardOutput.line("fan-out to \(attendees - 1) receivers, \(messages) messages at \(rate)/s, \(throttled) throttled, "
+                + "\(latencies.count)/\(expected) deliveries: \(Percentiles(latencies).summary)")
         }
     }
 }

@@ -11,6 +11,7 @@ final class BenchParticipant: AudioVideoObserver, DataMessageObserver, Sendable 
         var startedAfter: Duration?
         var stopped = false
         var received: [(String, ContinuousClock.Instant)] = []
+        var throttled = 0
     }
 
     let session: DefaultMeetingSession
@@ -53,6 +54,9 @@ final class BenchParticipant: AudioVideoObserver, DataMessageObserver, Sendable 
 
     var received: [(String, ContinuousClock.Instant)] { state.withLock { $0.received } }
 
+    /// How many of its own "bench" messages the server returned to it throttled.
+    var throttled: Int { state.withLock { $0.throttled } }
+
     /// Waits until the session is in the meeting; returns how long that took from `start()`.
     func waitUntilStarted(timeout: Duration = .seconds(10)) async throws -> Duration {
         let deadline = ContinuousClock.now + timeout
@@ -84,6 +88,11 @@ final class BenchParticipant: AudioVideoObserver, DataMessageObserver, Sendable 
 
     func dataMessageDidReceived(dataMessage: DataMessage) {
         let arrival = ContinuousClock.now
+        // The server returns a message it throttled to its sender, marked so.
+        if dataMessage.throttled {
+            state.withLock { $0.throttled += 1 }
+            return
+        }
         guard let text = dataMessage.text() else { return }
         state.withLock { $0.received.append((text, arrival)) }
     }
