@@ -109,9 +109,18 @@ struct MeetingCommand: AsyncParsableCommand {
         @Flag(help: "Print the API's JSON response.") var json = false
 
         func run() async throws {
-            let data = try await options.client().send("GET", "/meetings")
-            if json { return printJSON(data) }
-            let meetings = try JSONDecoder().decode(ControlAPI.MeetingsResponse.self, from: data).meetings ?? []
+            let client = try options.client()
+            var meetings: [ControlAPI.Meeting] = []
+            var nextToken: String?
+            repeat {
+                var query = "max-results=100"
+                if let token = nextToken { query += "&next-token=\(ControlAPIClient.segment(token))" }
+                let page = try JSONDecoder().decode(ControlAPI.MeetingsResponse.self,
+                                                    from: try await client.send("GET", "/meetings", query: query))
+                meetings += page.meetings ?? []
+                nextToken = page.nextToken
+            } while nextToken != nil
+            if json { return printJSON(try JSONEncoder().encode(ControlAPI.MeetingsResponse(meetings: meetings))) }
             if meetings.isEmpty { print("no meetings") }
             for meeting in meetings {
                 print("\(meeting.meetingId ?? "")  \(meeting.externalMeetingId ?? "")  \(meeting.mediaRegion ?? "")")

@@ -141,6 +141,29 @@ import Testing
         #expect((await call("GET", "/meetings/\(meeting)/attendees", query: "next-token=zzz")).status == 400)
     }
 
+    /// ListMeetings pages like ListAttendees (it rendered every meeting of the server in one response).
+    @Test func listMeetingsPagesInCreationOrder() async throws {
+        var created: [String] = []
+        for _ in 0..<5 { created.append(try await createMeeting()) }
+        var ids: [String] = []
+        var token: String?
+        var pages = 0
+        repeat {
+            let query = "max-results=2" + (token.map { "&next-token=\($0)" } ?? "")
+            let page = try object(await call("GET", "/meetings", query: query))
+            let meetings = page["Meetings"] as? [[String: Any]] ?? []
+            #expect(meetings.count <= 2)
+            ids += meetings.compactMap { $0["MeetingId"] as? String }
+            token = page["NextToken"] as? String
+            pages += 1
+        } while token != nil
+        #expect(ids == created && pages == 3)
+        let all = try object(await call("GET", "/meetings"))
+        #expect((all["Meetings"] as? [[String: Any]])?.count == 5 && all["NextToken"] == nil)
+        #expect((await call("GET", "/meetings", query: "max-results=101")).status == 400)
+        #expect((await call("GET", "/meetings", query: "next-token=p-1")).status == 400)
+    }
+
     @Test func capabilityRules() async throws {
         let noVideo = try await createMeeting(#","MeetingFeatures":{"Video":{"MaxResolution":"None"}}"#)
         let defaulted = try object(await call("POST", "/meetings/\(noVideo)/attendees", json: #"{"ExternalUserId":"viewer"}"#))

@@ -67,6 +67,17 @@ extension ControlAPIHandler {
     /// ListAttendees with `max-results` (1-100, default 100) and an opaque `next-token`.
     func listAttendees(_ meetingId: String, _ query: [String: String]) async throws -> (Int, [UInt8]?) {
         let meeting = try await meetingRecord(meetingId)
+        let (limit, after) = try Self.page(query)
+        // One extra row tells whether another page follows.
+        let page = try await store.attendees(meetingId: meeting.meetingId, after: after, limit: limit + 1)
+        let shown = Array(page.prefix(limit))
+        let next = page.count > limit ? shown.last.map { "p\($0.sequence)" } : nil
+        return (200, try encode(ControlAPI.AttendeesResponse(attendees: shown.map(render), nextToken: next)))
+    }
+
+    /// The page a list request asks for: `max-results` (1...100, default 100) and the sequence number its
+    /// `next-token` (`p<number>`, as this server issues them) starts after.
+    static func page(_ query: [String: String]) throws -> (limit: Int, after: Int64) {
         var limit = 100
         if let raw = query["max-results"] {
             guard let value = Int(raw), (1...100).contains(value) else {
@@ -81,11 +92,7 @@ extension ControlAPIHandler {
             }
             after = value
         }
-        // One extra row tells whether another page follows.
-        let page = try await store.attendees(meetingId: meeting.meetingId, after: after, limit: limit + 1)
-        let shown = Array(page.prefix(limit))
-        let next = page.count > limit ? shown.last.map { "p\($0.sequence)" } : nil
-        return (200, try encode(ControlAPI.AttendeesResponse(attendees: shown.map(render), nextToken: next)))
+        return (limit, after)
     }
 
     /// GetAttendee.

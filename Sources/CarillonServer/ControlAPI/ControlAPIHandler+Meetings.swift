@@ -92,9 +92,15 @@ extension ControlAPIHandler {
         (200, try encode(ControlAPI.MeetingResponse(meeting: render(try await meetingRecord(id)))))
     }
 
-    /// The legacy ListMeetings (`GET /meetings`), kept for `carillon meeting list` and old clients.
-    func listMeetings() async throws -> (Int, [UInt8]?) {
-        (200, try encode(ControlAPI.MeetingsResponse(meetings: try await store.meetings().map(render))))
+    /// The legacy ListMeetings (`GET /meetings`), kept for `carillon meeting list` and old clients: paginated as
+    /// ListAttendees is (`max-results` 1...100, default 100; `next-token`; `NextToken` on every page but the last), so
+    /// one request never renders every meeting of the server.
+    func listMeetings(_ query: [String: String]) async throws -> (Int, [UInt8]?) {
+        let (limit, after) = try Self.page(query)
+        let page = try await store.meetings(after: after, limit: limit + 1)
+        let shown = Array(page.prefix(limit))
+        let next = page.count > limit ? shown.last.map { "p\($0.sequence)" } : nil
+        return (200, try encode(ControlAPI.MeetingsResponse(meetings: shown.map { render($0.record) }, nextToken: next)))
     }
 
     /// DeleteMeeting: removes it with its attendees and ends its live sessions.

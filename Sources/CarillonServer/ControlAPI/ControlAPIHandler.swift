@@ -73,7 +73,7 @@ public struct ControlAPIHandler: Sendable {
         switch operation {
         case .createMeeting: return try await createMeeting(request, withAttendees: false)
         case .createMeetingWithAttendees: return try await createMeeting(request, withAttendees: true)
-        case .listMeetings: return try await listMeetings()
+        case .listMeetings: return try await listMeetings(query)
         case .getMeeting: return try await getMeeting(segments[1])
         case .deleteMeeting: return try await deleteMeeting(segments[1])
         case .createAttendee: return try await createAttendee(segments[1], request)

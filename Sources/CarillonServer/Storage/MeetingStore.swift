@@ -18,6 +18,9 @@ public protocol MeetingStore: Sendable {
     func meeting(id: String) async throws -> MeetingRecord?
     /// All meetings, oldest first.
     func meetings() async throws -> [MeetingRecord]
+    /// Up to `limit` meetings created after the one numbered `sequence` (0 from the first), oldest first, each with
+    /// its number (the cursor for the next page).
+    func meetings(after sequence: Int64, limit: Int) async throws -> [(record: MeetingRecord, sequence: Int64)]
     /// Deletes a meeting with its attendees and tags; false when it did not exist.
     func deleteMeeting(id: String) async throws -> Bool
     /// Adds an attendee unless the ExternalUserId exists (returns that one) or the meeting is full.

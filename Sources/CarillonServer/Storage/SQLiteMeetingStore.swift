@@ -135,6 +135,16 @@ public final class SQLiteMeetingStore: MeetingStore {
         return try bodies.map { try Self.decoder.decode(MeetingRecord.self, from: Data($0.utf8)) }
     }
 
+    /// See ``MeetingStore``.
+    public func meetings(after sequence: Int64, limit: Int) async throws -> [(record: MeetingRecord, sequence: Int64)] {
+        let rows = try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT body, seq FROM meeting WHERE seq > ? ORDER BY seq LIMIT ?",
+                             arguments: [sequence, limit])
+                .map { (body: $0["body"] as String, sequence: $0["seq"] as Int64) }
+        }
+        return try rows.map { (try Self.decoder.decode(MeetingRecord.self, from: Data($0.body.utf8)), $0.sequence) }
+    }
+
     /// How many meetings and attendees the store holds (for metrics and readiness; two `COUNT(*)` queries).
     public func counts() async throws -> (meetings: Int, attendees: Int) {
         try await writer.read { db in
