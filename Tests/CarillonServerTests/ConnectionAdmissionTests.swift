@@ -86,6 +86,16 @@ import Testing
         #expect(policy.report(now: start + .seconds(30)) == nil)
     }
 
+    /// The first failed TLS handshake is named at once; a flood of them costs one line per interval.
+    @Test func failedTLSHandshakesAreReportedOncePerInterval() {
+        var policy = admission()
+        #expect(policy.tlsFailed(address: "10.0.0.9", reason: "bad certificate", now: start)
+                == "TLS handshake from 10.0.0.9 failed: bad certificate")
+        for _ in 0..<100 { #expect(policy.tlsFailed(address: "10.0.0.8", reason: "x", now: start + .seconds(1)) == nil) }
+        #expect(policy.tlsFailed(address: "10.0.0.7", reason: "unknown CA", now: start + .seconds(10))
+                == "TLS handshake from 10.0.0.7 failed: unknown CA (101 failed handshakes since the last report)")
+    }
+
     /// The budget leaves an eighth of the descriptor limit, and at least 64, for everything else.
     @Test func theBudgetKeepsAReserve() {
         #expect(ConnectionLimits.connectionBudget(descriptorLimit: 1024) == 896)

@@ -54,6 +54,8 @@ struct ConnectionAdmission<Key: Hashable & Sendable>: Sendable {
     private var refusedSinceReport: [Refusal: Int] = [:]
     private var shedSinceReport = 0
     private var lastReport: NIODeadline?
+    private var tlsFailuresSinceReport = 0
+    private var lastTLSReport: NIODeadline?
 
     /// Creates the policy for `limits` with `budget` connections at most.
     init(limits: ConnectionLimits, budget: Int) {
@@ -134,6 +136,18 @@ struct ConnectionAdmission<Key: Hashable & Sendable>: Sendable {
         return "connection limits: refused \(refusedByCap) over the pre-join cap of \(limits.preJoinPerAddress) per address"
             + ", refused \(refusedByBudget) with all \(budget) connections in use"
             + ", closed \(shedSinceReport) oldest pre-join to make room"
+    }
+
+    /// A TLS handshake from `address` failed for `reason`: a line to log for the first failure of an interval, and
+    /// for the next one after it with how many there were since, so a client with the wrong certificate is named at
+    /// once and a flood of bad handshakes costs one line per interval.
+    mutating func tlsFailed(address: String, reason: String, now: NIODeadline) -> String? {
+        tlsFailuresSinceReport += 1
+        if let lastTLSReport, now < lastTLSReport + Self.reportInterval { return nil }
+        lastTLSReport = now
+        defer { tlsFailuresSinceReport = 0 }
+        let others = tlsFailuresSinceReport > 1 ? " (\(tlsFailuresSinceReport) failed handshakes since the last report)" : ""
+        return "TLS handshake from \(address) failed: \(reason)\(others)"
     }
 
     private mutating func move(_ key: Key, from: Phase, to: Phase) {

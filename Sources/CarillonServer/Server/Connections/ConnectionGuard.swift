@@ -67,6 +67,15 @@ final class ConnectionGuard: Sendable {
         if overdue { channel.close(promise: nil) }
     }
 
+    /// The connection's TLS handshake failed: logged at `info`, at most one line per ``ConnectionAdmission``'s report
+    /// interval.
+    func tlsFailed(_ channel: any Channel, reason: String, now: NIODeadline) {
+        let address = channel.remoteAddress?.ipAddress ?? "unknown"
+        if let line = state.withLockedValue({ $0.admission.tlsFailed(address: address, reason: reason, now: now) }) {
+            logger.info("\(line)")
+        }
+    }
+
     /// The connection closed.
     func closed(_ channel: any Channel) {
         let key = ObjectIdentifier(channel)

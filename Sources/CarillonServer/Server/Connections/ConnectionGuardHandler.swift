@@ -1,4 +1,5 @@
 import NIOCore
+import NIOSSL
 
 /// Reports one TCP connection's life to the ``ConnectionGuard``: its accept, the end of its first request head and
 /// its close; closes it when the guard refuses it or its head is late.
@@ -39,6 +40,15 @@ final class ConnectionGuardHandler: ChannelInboundHandler, RemovableChannelHandl
             connections.requestReceived(context.channel)
         }
         context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // The TLS handler in front reports a failed handshake here, before any request: Hummingbird would only say
+        // that the connection closed before its first request.
+        if awaitingHead, error is NIOSSLError || error is BoringSSLError {
+            connections.tlsFailed(context.channel, reason: "\(error)", now: context.eventLoop.now)
+        }
+        context.fireErrorCaught(error)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
