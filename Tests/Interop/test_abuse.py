@@ -140,13 +140,14 @@ async def attack_with_a_huge_data_message_frame(meeting, attendee):
     return "2 frames of 100 000 messages: 1 warning each"
 
 
-async def attack_past_the_hard_limit(meeting, attendee):
+async def flood_until_closed(meeting, attendee, frame, count):
+    """Joins and sends `frame` `count` times as fast as the socket takes it; returns how many went out and the code
+    the server closed the socket with."""
     attacker = RawAttendee(meeting, attendee)
     await attacker.join()
-    frame = flood_frame(16, payload_bytes=2048)
     sent = 0
     try:
-        for _ in range(400):   # 6 400 messages, three times the burst of 2 000
+        for _ in range(count):
             await attacker.send_bytes(frame)
             sent += 1
     except websockets.ConnectionClosed:
@@ -157,6 +158,12 @@ async def attack_past_the_hard_limit(meeting, attendee):
         await attacker.read_for(0.2)
     code = attacker.socket.close_code
     await attacker.close()
+    return sent, code
+
+
+async def attack_past_the_hard_limit(meeting, attendee):
+    # 400 frames of 16: 6 400 messages, three times the burst of 2 000.
+    sent, code = await flood_until_closed(meeting, attendee, flood_frame(16, payload_bytes=2048), 400)
     assert code == 4429, f"closed with {code} after {sent} frames"
     return f"{sent} frames of 16 x 2 KiB: closed with 4429"
 
@@ -165,24 +172,10 @@ async def attack_with_a_frame_flood(meeting, attendee):
     """5 000 PINGs as fast as the socket takes them: each is cheap, but queued without end they would hold the loop
     other meetings share. The reader keeps at most 32 of them waiting on the meeting's loop, and past the frame
     limit (burst 3 000) the sender is closed with 4429."""
-    attacker = RawAttendee(meeting, attendee)
-    await attacker.join()
     ping = signal_frame(pb.SdkSignalFrame.PING_PONG)
     ping.ping_pong.type = pb.PING
     ping.ping_pong.ping_id = 1
-    frame = b"\x05" + ping.SerializeToString()
-    sent = 0
-    try:
-        for _ in range(5_000):
-            await attacker.send_bytes(frame)
-            sent += 1
-    except websockets.ConnectionClosed:
-        pass
-    deadline = time.monotonic() + 20
-    while attacker.socket.close_code is None and time.monotonic() < deadline:
-        await attacker.read_for(0.2)
-    code = attacker.socket.close_code
-    await attacker.close()
+    sent, code = await flood_until_closed(meeting, attendee, b"\x05" + ping.SerializeToString(), 5_000)
     assert code == 4429, f"closed with {code} after {sent} pings"
     return f"{sent} pings as fast as they go: closed with 4429"
 
@@ -333,37 +326,31 @@ def seconds_heard(samples, sample_rate, frequency):
             >= HEARD_DBFS for start in range(0, len(samples) - sample_rate + 1, sample_rate)]
 
 
-def test_attacks_leave_the_canary_meeting_heard_every_second(chime, server):
-    with tempfile.TemporaryDirectory(prefix="carillon-abuse-") as directory:
-        canary, bots, results, before_kb, after_kb = asyncio.run(run(chime, server, directory))
-        for name, (process, lines) in bots.items():
-            assert process.returncode == 0, f"{name} failed:\n" + "".join(lines)
-        recordings = {name: read_first_channel(os.path.join(directory, f"{name}.wav")) for name in CANARY_TONES}
-    for result in results:
-        print("held:", result)
-    print(f"server memory: {before_kb} kB before the attacks, {after_kb} kB after")
+def assert_every_second_heard(directory, seconds):
+    """Each canary bot's recording carries the other's tone in every whole second but the joining ones and the last."""
+    recordings = {name: read_first_channel(os.path.join(directory, f"{name}.wav")) for name in CANARY_TONES}
     for listener, (samples, rate) in recordings.items():
         other = next(tone for name, tone in CANARY_TONES.items() if name != listener)
         heard = seconds_heard(samples, rate, other)
         # The first seconds are joining; the last may be cut by the leave.
         window = heard[3:-1]
-        assert len(window) >= CANARY_SECONDS - 8, f"{listener} recorded only {len(heard)} s"
+        assert len(window) >= seconds - 8, f"{listener} recorded only {len(heard)} s"
         missed = [index + 3 for index, ok in enumerate(window) if not ok]
         assert not missed, f"{listener} did not hear {other} Hz in seconds {missed} of {len(heard)}"
+
+
+def test_attacks_leave_the_canary_meeting_heard_every_second(chime, server):
+    with tempfile.TemporaryDirectory(prefix="carillon-abuse-") as directory:
+        canary, bots, results, before_kb, after_kb = asyncio.run(run(chime, server, directory))
+        for name, (process, lines) in bots.items():
+            assert process.returncode == 0, f"{name} failed:\n" + "".join(lines)
+        for result in results:
+            print("held:", result)
+        print(f"server memory: {before_kb} kB before the attacks, {after_kb} kB after")
+        assert_every_second_heard(directory, CANARY_SECONDS)
     # The server kept serving and let go of what the attacks made it hold.
     assert chime.get_meeting(MeetingId=canary["MeetingId"])["Meeting"]["MeetingId"] == canary["MeetingId"]
     assert after_kb - before_kb < MEMORY_MARGIN_KB, f"server grew from {before_kb} kB to {after_kb} kB"
-
-
-def assert_every_second_heard(directory):
-    recordings = {name: read_first_channel(os.path.join(directory, f"{name}.wav")) for name in CANARY_TONES}
-    for listener, (samples, rate) in recordings.items():
-        other = next(tone for name, tone in CANARY_TONES.items() if name != listener)
-        heard = seconds_heard(samples, rate, other)
-        window = heard[3:-1]
-        assert len(window) >= DESCRIPTOR_CANARY_SECONDS - 8, f"{listener} recorded only {len(heard)} s"
-        missed = [index + 3 for index, ok in enumerate(window) if not ok]
-        assert not missed, f"{listener} did not hear {other} Hz in seconds {missed} of {len(heard)}"
 
 
 def cpu_seconds(pid):
@@ -426,7 +413,7 @@ def test_running_out_of_descriptors_closes_strangers_not_the_meeting():
                 process.wait(timeout=DESCRIPTOR_CANARY_SECONDS + 20)
             for name, (process, lines) in bots.items():
                 assert process.returncode == 0, f"{name} failed:\n" + "".join(lines)
-            assert_every_second_heard(directory)
+            assert_every_second_heard(directory, DESCRIPTOR_CANARY_SECONDS)
             assert "Error handling upgrade result" not in "".join(server.output), "a flood costs an error line per connection"
             print(f"{len(connections)} connections from 20 addresses with {DESCRIPTOR_LIMIT} descriptors: {open_now} held,"
                   f" /health and CreateAttendee answered, {spent:.2f} s of CPU in {elapsed:.1f} s, canary heard every second")
