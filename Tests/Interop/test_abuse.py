@@ -104,8 +104,13 @@ class RawAttendee:
         raise AssertionError("the expected frame never came")
 
     async def close(self):
-        if self.socket is not None:
-            await self.socket.close()
+        # A socket the server has closed needs nothing more. The server often ends a flooder's socket with a TCP
+        # reset (it drops the unread bytes as it closes), and closing such a socket again trips websockets over a
+        # transport that is already gone (`'NoneType' object has no attribute 'call_soon'`, once under load).
+        if self.socket is None or self.socket.close_code is not None \
+                or self.socket.state is websockets.protocol.State.CLOSED:
+            return
+        await self.socket.close()
 
 
 def flood_frame(count, payload_bytes=0):
