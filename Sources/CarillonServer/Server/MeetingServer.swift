@@ -54,7 +54,13 @@ public final class MeetingServer: Service, Sendable {
         self.certificate = try configuration.tls.map { try ReloadableCertificate(files: $0) }
         self.tokenSecret = try await Self.loadTokenSecret(store)
         // The media port is bound now, so its real port (0 picks a free one) goes into every MediaPlacement.
-        let port = try await MediaPort.bind(host: configuration.host, port: configuration.mediaPort, group: group)
+        let port: MediaPort
+        do {
+            port = try await MediaPort.bind(host: configuration.host, port: configuration.mediaPort, group: group)
+        } catch {
+            throw MeetingServerError.binding(error, listener: "media (UDP)", host: configuration.host,
+                                             port: configuration.mediaPort, option: "--media-port")
+        }
         let announcedPort = configuration.publicMediaPort ?? Int(port.localAddress.port)
         let candidate = try SocketAddress.makeAddressResolvingHost(configuration.advertisedHost, port: announcedPort)
         guard let candidateAddress = STUNAddress(candidate) else {
@@ -148,6 +154,11 @@ public final class MeetingServer: Service, Sendable {
             return try TLSChannel(guarded, tlsConfiguration: tlsConfiguration)
         }
         let scheme = certificate == nil ? "http" : "https"
+        // Once a listener has failed to bind, the others' cancellation errors are expected: the bind error says it.
+        let listenerFailed = NIOLockedValueBox(false)
+        var listenerLogger = logger
+        listenerLogger.handler = ErrorDemotingLogHandler(base: logger.handler,
+                                                         demoteErrors: { listenerFailed.withLockedValue { $0 } })
         let app = Application(
             responder: responder,
             server: server,
@@ -162,7 +173,7 @@ public final class MeetingServer: Service, Sendable {
                 for (waiter, address) in waiters { waiter.resume(returning: address) }
             },
             eventLoopGroupProvider: .shared(group),
-            logger: logger
+            logger: listenerLogger
         )
         let operations = configuration.operations.map { endpoint in
             Application(
@@ -182,7 +193,7 @@ public final class MeetingServer: Service, Sendable {
                     for (waiter, address) in waiters { waiter.resume(returning: address) }
                 },
                 eventLoopGroupProvider: .shared(group),
-                logger: logger
+                logger: listenerLogger
             )
         }
         if operations == nil { readiness.withLockedValue { $0.operationsExpected = false } }
@@ -192,8 +203,24 @@ public final class MeetingServer: Service, Sendable {
         do {
             try await withGracefulShutdownHandler {
                 try await withThrowingTaskGroup(of: Void.self) { tasks in
-                    tasks.addTask { try await app.run() }
-                    if let operations { tasks.addTask { try await operations.run() } }
+                    tasks.addTask {
+                        do { try await app.run() } catch {
+                            listenerFailed.withLockedValue { $0 = true }
+                            throw MeetingServerError.binding(error, listener: "control API and signaling (TCP)",
+                                                             host: configuration.host, port: configuration.port,
+                                                             option: "--port")
+                        }
+                    }
+                    if let operations, let endpoint = configuration.operations {
+                        tasks.addTask {
+                            do { try await operations.run() } catch {
+                                listenerFailed.withLockedValue { $0 = true }
+                                throw MeetingServerError.binding(error, listener: "metrics and health (TCP)",
+                                                                 host: endpoint.host, port: endpoint.port,
+                                                                 option: "--metrics-port")
+                            }
+                        }
+                    }
                     tasks.addTask { await expiry.run() }
                     // The listener ends the server (shutdown or failure); expiry stops with it.
                     defer { tasks.cancelAll() }

@@ -20,7 +20,8 @@ struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
 
     func handle(value: Value, logger: Logger) async {
         var logger = logger
-        logger.handler = ClosedConnectionLogHandler(base: logger.handler, channel: value.channel)
+        let channel = value.channel
+        logger.handler = ErrorDemotingLogHandler(base: logger.handler, demoteErrors: { !channel.isActive })
         await base.handle(value: value, logger: logger)
     }
 }
