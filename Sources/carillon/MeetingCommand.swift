@@ -73,7 +73,7 @@ struct MeetingCommand: AsyncParsableCommand {
     }
 
     struct Get: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a meeting and its attendees.")
+        static let configuration = CommandConfiguration(abstract: "Show a meeting and its attendees (with --json: GetMeeting's Meeting and ListAttendees' Attendees in one object).")
         @OptionGroup var options: EndpointOptions
         @Argument(help: "MeetingId.") var meetingId: String
         @Flag(help: "Print the API's JSON response.") var json = false
@@ -81,12 +81,8 @@ struct MeetingCommand: AsyncParsableCommand {
         func run() async throws {
             let client = try options.client()
             let data = try await client.send("GET", "/meetings/\(ControlAPIClient.segment(meetingId))")
-            if json { return printJSON(data) }
             let meeting = try JSONDecoder().decode(ControlAPI.MeetingResponse.self, from: data).meeting ?? ControlAPI.Meeting()
-            print("MeetingId: \(meeting.meetingId ?? "")")
-            print("ExternalMeetingId: \(meeting.externalMeetingId ?? "")")
-            print("MediaRegion: \(meeting.mediaRegion ?? "")")
-            print("SignalingUrl: \(meeting.mediaPlacement?.signalingUrl ?? "")")
+            var attendees: [ControlAPI.Attendee] = []
             var nextToken: String?
             repeat {
                 var query = "max-results=100"
@@ -95,11 +91,22 @@ struct MeetingCommand: AsyncParsableCommand {
                     ControlAPI.AttendeesResponse.self,
                     from: try await client.send("GET", "/meetings/\(ControlAPIClient.segment(meetingId))/attendees", query: query)
                 )
-                for attendee in page.attendees ?? [] {
-                    print("Attendee: \(attendee.attendeeId ?? "") \(attendee.externalUserId ?? "")")
-                }
+                attendees += page.attendees ?? []
                 nextToken = page.nextToken
             } while nextToken != nil
+            if json {
+                // GetMeeting's `Meeting` with ListAttendees' `Attendees`, every page of them.
+                var combined = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+                combined["Attendees"] = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(attendees))
+                return printJSON(try JSONSerialization.data(withJSONObject: combined))
+            }
+            print("MeetingId: \(meeting.meetingId ?? "")")
+            print("ExternalMeetingId: \(meeting.externalMeetingId ?? "")")
+            print("MediaRegion: \(meeting.mediaRegion ?? "")")
+            print("SignalingUrl: \(meeting.mediaPlacement?.signalingUrl ?? "")")
+            for attendee in attendees {
+                print("Attendee: \(attendee.attendeeId ?? "") \(attendee.externalUserId ?? "")")
+            }
         }
     }
 
