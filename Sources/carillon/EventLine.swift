@@ -10,13 +10,16 @@ struct EventLine: Sendable {
     /// Where a finished line goes.
     let output: @Sendable (String) -> Void
 
-    /// Prints one event: `text` in text mode, `{"event": name, fields...}` in JSON mode (keys sorted).
+    private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+
+    /// Prints one event: `text` in text mode, `{"event": name, "time": ..., fields...}` in JSON mode (keys sorted;
+    /// `time` is when it was printed, UTC, ISO 8601 with milliseconds).
     func emit(_ name: String, _ fields: [String: any Sendable] = [:], text: @autoclosure () -> String) {
         guard json else {
             output(text())
             return
         }
-        var object: [String: Any] = ["event": name]
+        var object: [String: Any] = ["event": name, "time": Date().formatted(Self.timeFormat)]
         for (key, value) in fields { object[key] = value }
         guard JSONSerialization.isValidJSONObject(object),
               let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
