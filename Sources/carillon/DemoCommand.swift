@@ -133,6 +133,14 @@ struct DemoCommand: AsyncParsableCommand {
             StandardOutput.line("    \(bot.recording.lastPathComponent.padding(toLength: 10, withPad: " ", startingAt: 0))\(Self.describe(bot))")
         }
         StandardOutput.line(String(format: "  elapsed       %.2f s", started.duration(to: .now).seconds))
+        // What to try next, with this very binary (README, "Run a server and join it").
+        let binary = CommandLine.arguments.first ?? "carillon"
+        StandardOutput.line("")
+        StandardOutput.line("next (README: \"Run a server and join it\")")
+        StandardOutput.line("  run a server      \(binary) serve --data-dir ./carillon-data --port 8080")
+        StandardOutput.line("  create a meeting  \(binary) meeting create --endpoint http://127.0.0.1:8080 --data-dir ./carillon-data")
+        StandardOutput.line("  join it           \(binary) join --endpoint http://127.0.0.1:8080 --data-dir ./carillon-data "
+            + "--meeting <MeetingId> --name alice --audio-in tone:440")
     }
 
     /// Which of the demo's tones a bot's recording holds (within 20 dB of the loudest), and how far below the

@@ -34,3 +34,25 @@ def test_meeting_commands_with_json(chime, server):
     for other in extra:
         chime.delete_meeting(MeetingId=other)
     assert meeting_id not in [meeting["MeetingId"] for meeting in cli(server, "list")["Meetings"]]
+
+
+def test_a_bot_whose_reader_goes_away_ends_quietly(chime, server):
+    """`carillon join ... | head -1`: when the pipe closes the bot ends by SIGPIPE, as Unix tools do (it trapped on
+    the failed write with a backtrace)."""
+    import signal
+    meeting_id = chime.create_meeting(ClientRequestToken="cli-pipe", MediaRegion="us-east-1",
+                                      ExternalMeetingId="cli-pipe")["Meeting"]["MeetingId"]
+    binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
+    env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY)
+    bot = subprocess.Popen([binary, "join", "--endpoint", server.endpoint, "--meeting", meeting_id, "--name", "piped",
+                            "--duration", "20"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        assert bot.stdout.readline().startswith(b"joining meeting")
+        bot.stdout.close()
+        _, errors = bot.communicate(timeout=30)
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+    assert bot.returncode == -signal.SIGPIPE, (bot.returncode, errors.decode()[-2000:])
+    assert b"Fatal error" not in errors
+    chime.delete_meeting(MeetingId=meeting_id)
