@@ -11,9 +11,11 @@ import NIOSSL
 /// JSON the API returned (so callers can print or decode it with the SDK's `CreateMeetingResponse` and
 /// `CreateAttendeeResponse`), or decoded into ``ControlAPI`` models.
 ///
-/// Transport: AsyncHTTPClient's shared client (connections pooled and reused). `https://` endpoints are verified
+/// Transport: one AsyncHTTPClient for the process (connections pooled and reused). `https://` endpoints are verified
 /// against the system's trust store plus the PEM files given at creation (by default those named by
-/// `CARILLON_CA_FILE`, see ``TrustedCertificateFiles``). Each request times out after 30 s.
+/// `CARILLON_CA_FILE`, see ``TrustedCertificateFiles``). A connection that cannot be made fails at once (within 2 s
+/// at most) with what is wrong and what to do, instead of being retried until the request's 30 s run out: a wrong
+/// port, scheme, host or certificate does not heal by waiting.
 ///
 /// Threading: safe from any task.
 public struct ControlAPIClient: Sendable {
@@ -83,12 +85,12 @@ public struct ControlAPIClient: Sendable {
         let errorType: String?
         let data: Data
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            let response = try await Self.httpClient.execute(request, timeout: .seconds(30))
             status = Int(response.status.code)
             errorType = response.headers.first(name: "x-amzn-ErrorType")
             data = Data(try await response.body.collect(upTo: Self.maximumResponseBytes).readableBytesView)
         } catch {
-            throw ControlAPIClientError(status: 0, code: "ConnectionFailed", message: "\(error) (\(url))")
+            throw ControlAPIClientError.transport(error, endpoint: endpoint)
         }
         guard (200..<300).contains(status) else {
             let type = (errorType ?? "HTTP\(status)")
@@ -99,6 +101,15 @@ public struct ControlAPIClient: Sendable {
         }
         return data
     }
+
+    /// The process's HTTP client: connections are not retried (a refused or failed connection fails the request at
+    /// once) and take at most 2 s to establish.
+    private static let httpClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(2)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     /// The largest response body read (ListAttendees pages are far smaller); a longer one fails the call.
     static let maximumResponseBytes = 16 << 20

@@ -111,7 +111,9 @@ struct MeetingEndToEndTests {
         }
         let throttled = alice.probe.snapshot.messages
         #expect(throttled.allSatisfy { $0.throttled })
-        #expect(throttled.count >= 50)
+        // How many come back depends on how fast the SDK sent the 300 (the bucket refills meanwhile); the exact
+        // counts are pinned in virtual time (MeetingSignalingCoreTests).
+        #expect(!throttled.isEmpty)
         // Alone, alice's burst is her share of the meeting's throttle and its bucket down to the others' reserve.
         #expect(bob.probe.snapshot.messages.count >= 150)
         #expect(bob.probe.snapshot.messages.allSatisfy { !$0.throttled })

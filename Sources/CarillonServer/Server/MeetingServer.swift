@@ -149,7 +149,7 @@ public final class MeetingServer: Service, Sendable {
             let guarded = GuardedChildChannel(
                 base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
                                                    configuration: channelConfiguration),
-                connections: connections)
+                connections: connections, plaintext: tlsConfiguration == nil)
             guard let tlsConfiguration else { return guarded }
             return try TLSChannel(guarded, tlsConfiguration: tlsConfiguration)
         }
@@ -183,7 +183,7 @@ public final class MeetingServer: Service, Sendable {
                     GuardedChildChannel(
                         base: HTTP1Channel(responder: responder,
                                            configuration: .init(idleTimeout: configuration.connections.idleTimeout)),
-                        connections: connections)
+                        connections: connections, plaintext: true)
                 },
                 configuration: .init(address: .hostname(endpoint.host, port: endpoint.port), serverName: "Carillon"),
                 onServerRunning: { channel in

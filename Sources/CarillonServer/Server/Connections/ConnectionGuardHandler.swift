@@ -13,14 +13,19 @@ final class ConnectionGuardHandler: ChannelInboundHandler, RemovableChannelHandl
     typealias InboundOut = ByteBuffer
 
     private let connections: ConnectionGuard
+    /// Whether no TLS handler is in front: a client that opens with a TLS handshake record is then closed at once
+    /// (it used https:// against a plain server and would otherwise wait for the head timeout).
+    private let plaintext: Bool
+    private var firstByte = true
     private var registered = false
     private var awaitingHead = true
     /// Whether the last byte other than CR was LF: a second LF then ends the head.
     private var atLineStart = false
     private var headTimeout: Scheduled<Void>?
 
-    init(connections: ConnectionGuard) {
+    init(connections: ConnectionGuard, plaintext: Bool) {
         self.connections = connections
+        self.plaintext = plaintext
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -33,6 +38,14 @@ final class ConnectionGuardHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if firstByte, let byte = unwrapInboundIn(data).readableBytesView.first {
+            firstByte = false
+            // 0x16 starts a TLS handshake record; no HTTP method starts with it.
+            if plaintext, byte == 0x16 {
+                context.close(promise: nil)
+                return
+            }
+        }
         if awaitingHead, scanForEndOfHead(unwrapInboundIn(data)) {
             awaitingHead = false
             headTimeout?.cancel()

@@ -9,10 +9,13 @@ struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
 
     let base: Base
     let connections: ConnectionGuard
+    /// Whether the connections are plain TCP (no TLS in front of this channel's handlers).
+    let plaintext: Bool
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(ConnectionGuardHandler(connections: connections))
+            try channel.pipeline.syncOperations.addHandler(ConnectionGuardHandler(connections: connections,
+                                                                                  plaintext: plaintext))
         }.flatMap {
             base.setup(channel: channel, logger: logger)
         }
