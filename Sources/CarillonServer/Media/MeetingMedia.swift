@@ -203,7 +203,7 @@ final class MeetingMedia: @unchecked Sendable {
             perform(core.connected(connection, muted: isMuted?(attendeeId) ?? false,
                                    hearsMeeting: hearsMeeting?(attendeeId) ?? true, now: eventLoop.now))
             timer.follow(core.nextDeadline)
-            logger.debug("media connected", metadata: ["attendee": "\(attendeeId)", "srtp": "\(profile)"])
+            logger.info("media connected", metadata: ["attendee": "\(attendeeId)", "srtp": "\(profile)"])
         case .failed, .closed:
             logger.debug("media ended", metadata: ["attendee": "\(core.sessions[connection]?.attendeeId ?? "")",
                                                    "event": "\(event)"])

@@ -64,7 +64,12 @@ struct ControlAPIResponder: HTTPResponder {
                 accessKeyId: accessKeyId
             )
             let reply = await handler.handle(request)
-            return (Self.response(reply), ControlAPIHandler.operation(of: request))
+            let operation = ControlAPIHandler.operation(of: request)
+            // Changes at info (what an operator follows: meetings and attendees created and deleted), reads at debug.
+            logger.log(level: request.method == "GET" ? .debug : .info,
+                       "control API \(operation?.rawValue ?? request.method) \(path): \(reply.status)",
+                       metadata: ["accessKeyId": "\(accessKeyId)"])
+            return (Self.response(reply), operation)
         }
     }
 

@@ -187,6 +187,9 @@ public final class MeetingRoom: @unchecked Sendable {
             case .audioReceiving(let attendeeId, let receives):
                 media?.setHearsMeeting(receives, attendeeId: attendeeId)
             case .activity(let identity, let change):
+                // What an operator follows a meeting by, at info (the same changes as the lifecycle events).
+                logger.info("attendee \(change)", metadata: ["attendee": "\(identity.attendeeId)",
+                                                            "externalUserId": "\(identity.externalUserId)"])
                 events?.activity(meetingId: meetingId, identity: identity, change: change)
             }
         }
