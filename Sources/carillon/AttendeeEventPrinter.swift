@@ -24,9 +24,13 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
         case muted([AttendeeInfo]), unmuted([AttendeeInfo])
     }
 
+    /// How long the session keeps reconnecting, said when it starts to (nil says nothing).
+    private let reconnectTimeoutSeconds: Int?
+
     init(
         prefix: String,
         json: Bool = false,
+        reconnectTimeoutSeconds: Int? = nil,
         output: @escaping @Sendable (String) -> Void = { StandardOutput.line($0) },
         onStart: @escaping @Sendable (Bool) -> Void = { _ in },
         onStop: @escaping @Sendable (MeetingSessionStatus) -> Void = { _ in },
@@ -38,6 +42,7 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
             = { _, _ in }
     ) {
         self.prefix = prefix
+        self.reconnectTimeoutSeconds = reconnectTimeoutSeconds
         self.line = EventLine(json: json, output: output)
         self.onStart = onStart
         self.onStop = onStop
@@ -63,7 +68,8 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
     // MARK: AudioVideoObserver
 
     func audioSessionDidStartConnecting(reconnecting: Bool) {
-        say("connecting", ["reconnecting": reconnecting], reconnecting ? "reconnecting..." : "connecting...")
+        let limit = reconnectTimeoutSeconds.map { " (gives up after \($0) s without the server, --reconnect-timeout)" } ?? ""
+        say("connecting", ["reconnecting": reconnecting], reconnecting ? "reconnecting...\(limit)" : "connecting...")
     }
 
     func audioSessionDidStart(reconnecting: Bool) {

@@ -45,6 +45,9 @@ struct JoinCommand: AsyncParsableCommand {
             help: "Record what the bot hears into this WAV file (one file across reconnects, the time away as silence; valid even if the bot is killed).")
     var audioOut: String?
 
+    @Option(help: "Seconds the bot keeps reconnecting while the server is away before it gives up and exits (Chime's default: 180).")
+    var reconnectTimeout: Double = 180
+
     @Flag(name: .customLong("voice-focus"),
           help: "Turn Voice Focus on once in the meeting: RNNoise removes fans, typing and other noise from what the bot sends.")
     var voiceFocus = false
@@ -77,6 +80,9 @@ struct JoinCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        guard reconnectTimeout >= 1, reconnectTimeout <= 86_400 else {
+            throw ValidationError("--reconnect-timeout must be 1...86400 seconds")
+        }
         guard Self.size(videoSize) != nil else { throw ValidationError("--video-size must be WIDTHxHEIGHT, e.g. 320x180") }
         if let videoIn { _ = try Self.videoSource(videoIn, name: name, size: (640, 360), check: true) }
         if let share { _ = try ContentShareOption.source(share, name: name, check: true) }
@@ -191,6 +197,7 @@ struct JoinCommand: AsyncParsableCommand {
         let printer = AttendeeEventPrinter(
             prefix: "",
             json: json,
+            reconnectTimeoutSeconds: Int(reconnectTimeout.rounded()),
             onStart: { reconnecting in
                 if mute && !reconnecting { _ = session.audioVideo.realtimeLocalMute() }
                 // The SDK logs why when it refuses (no RNNoise library).
@@ -227,7 +234,8 @@ struct JoinCommand: AsyncParsableCommand {
         line.emit("joining", ["meeting": configuration.meetingId, "name": name,
                               "attendee": configuration.credentials.attendeeId],
                   text: "joining meeting \(configuration.meetingId) as \(name) (attendee \(configuration.credentials.attendeeId))")
-        try session.audioVideo.start()
+        try session.audioVideo.start(audioVideoConfiguration: AudioVideoConfiguration(
+            reconnectTimeoutMs: Int(reconnectTimeout * 1000)))
         var camera: (any VideoCaptureSource)?
         if let videoIn {
             camera = try Self.videoSource(videoIn, name: name, size: Self.size(videoSize) ?? (640, 360))

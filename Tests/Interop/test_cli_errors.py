@@ -53,3 +53,40 @@ def test_tls_mistakes_are_named_at_once():
             assert result.returncode == 0, result.stdout + result.stderr
         finally:
             stop_server(server)
+
+
+def test_a_bot_whose_server_stays_away_gives_up_when_it_said():
+    """`carillon join --reconnect-timeout 3`: the server is killed; the bot says how long it will try, gives up after
+    that, and exits non-zero (it used to stay at `reconnecting...` with no further word for Chime's 180 s)."""
+    binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
+    env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY)
+    with tempfile.TemporaryDirectory(prefix="carillon-cli-away-") as root:
+        server = start_server(os.path.join(root, "data"))
+        bot = None
+        try:
+            meeting_id = subprocess.run([binary, "meeting", "create", "--endpoint", server.endpoint, "--json"],
+                                        capture_output=True, text=True, env=env, timeout=60).stdout
+            import json
+            meeting_id = json.loads(meeting_id)["Meeting"]["MeetingId"]
+            bot = subprocess.Popen([binary, "join", "--endpoint", server.endpoint, "--meeting", meeting_id, "--name",
+                                    "alone", "--reconnect-timeout", "3"], stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, env=env)
+            lines = []
+            while not any(line.startswith("in the meeting") for line in lines):
+                line = bot.stdout.readline()
+                assert line, "".join(lines)
+                lines.append(line)
+            server.process.kill()
+            server.process.wait(timeout=10)
+            killed = time.monotonic()
+            output, _ = bot.communicate(timeout=60)
+            took = time.monotonic() - killed
+        finally:
+            if bot is not None and bot.poll() is None:
+                bot.kill()
+            if server.process.poll() is None:
+                server.process.kill()
+    assert "reconnecting... (gives up after 3 s" in output and "gave up reconnecting" in output, output
+    assert bot.returncode != 0, output
+    # Three seconds of trying, the drop's detection before it, and a debug binary's exit on a busy machine.
+    assert took < 20, f"exited {took:.1f} s after the server went"
