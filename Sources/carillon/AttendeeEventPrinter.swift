@@ -146,7 +146,19 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
             return (metric, number)
         }.sorted { $0.0.rawValue < $1.0.rawValue }
         say("metrics", Dictionary(uniqueKeysWithValues: values.map { ($0.0.description, $0.1 as any Sendable) }),
-            "metrics: " + values.map { String(format: "%@ %.1f", $0.0.description, $0.1) }.joined(separator: ", "))
+            "metrics: " + values.map { Self.describe($0.0, $0.1) }.joined(separator: ", "))
+    }
+
+    /// A metric with its unit, for text lines (`--json` keeps the SDK's numbers: percent, bit/s, fps, ms).
+    static func describe(_ metric: ObservableMetric, _ value: Double) -> String {
+        let name = metric.description
+        if name.hasSuffix("Percent") { return String(format: "%@ %.1f %%", name, value) }
+        if name.hasSuffix("Bitrate") || name.hasSuffix("Bandwidth") {
+            return String(format: "%@ %.0f kbit/s", name, value / 1000)
+        }
+        if name.hasSuffix("Fps") { return String(format: "%@ %.1f fps", name, value) }
+        if name.hasSuffix("RttMs") { return String(format: "%@ %.0f ms", name, value) }
+        return String(format: "%@ %.1f", name, value)
     }
 
     // MARK: DataMessageObserver

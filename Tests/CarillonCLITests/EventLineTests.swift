@@ -1,3 +1,4 @@
+import Carillon
 import Foundation
 import Synchronization
 import Testing
@@ -22,5 +23,16 @@ import Testing
         let parsed = try Date(time, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         #expect(abs(parsed.timeIntervalSince(before)) < 60)
         #expect(printed[1] == "joined: zed")
+    }
+}
+
+@Suite struct MetricTextTests {
+    /// `join --metrics` text lines carry units (they were bare numbers): percent, kbit/s, fps, ms.
+    @Test func metricsAreWrittenWithTheirUnits() {
+        #expect(AttendeeEventPrinter.describe(.audioReceivePacketLossPercent, 2.5) == "audioReceivePacketLossPercent 2.5 %")
+        #expect(AttendeeEventPrinter.describe(.videoSendBitrate, 612_345) == "videoSendBitrate 612 kbit/s")
+        #expect(AttendeeEventPrinter.describe(.videoAvailableSendBandwidth, 1_500_000) == "videoAvailableSendBandwidth 1500 kbit/s")
+        #expect(AttendeeEventPrinter.describe(.videoSendFps, 15) == "videoSendFps 15.0 fps")
+        #expect(AttendeeEventPrinter.describe(.videoSendRttMs, 3.4) == "videoSendRttMs 3 ms")
     }
 }
