@@ -203,23 +203,22 @@ public final class MeetingServer: Service, Sendable {
         do {
             try await withGracefulShutdownHandler {
                 try await withThrowingTaskGroup(of: Void.self) { tasks in
-                    tasks.addTask {
-                        do { try await app.run() } catch {
-                            listenerFailed.withLockedValue { $0 = true }
-                            throw MeetingServerError.binding(error, listener: "control API and signaling (TCP)",
-                                                             host: configuration.host, port: configuration.port,
-                                                             option: "--port")
-                        }
-                    }
-                    if let operations, let endpoint = configuration.operations {
+                    // A listener that fails says which one, where, and the option that sets it.
+                    func listen(_ run: @escaping @Sendable () async throws -> Void, _ listener: String, host: String,
+                                port: Int, option: String) {
                         tasks.addTask {
-                            do { try await operations.run() } catch {
+                            do { try await run() } catch {
                                 listenerFailed.withLockedValue { $0 = true }
-                                throw MeetingServerError.binding(error, listener: "metrics and health (TCP)",
-                                                                 host: endpoint.host, port: endpoint.port,
-                                                                 option: "--metrics-port")
+                                throw MeetingServerError.binding(error, listener: listener, host: host, port: port,
+                                                                 option: option)
                             }
                         }
+                    }
+                    listen({ try await app.run() }, "control API and signaling (TCP)", host: configuration.host,
+                           port: configuration.port, option: "--port")
+                    if let operations, let endpoint = configuration.operations {
+                        listen({ try await operations.run() }, "metrics and health (TCP)", host: endpoint.host,
+                               port: endpoint.port, option: "--metrics-port")
                     }
                     tasks.addTask { await expiry.run() }
                     // The listener ends the server (shutdown or failure); expiry stops with it.

@@ -84,7 +84,4 @@ final class ConnectionGuard: Sendable {
             state.channels[key] = nil
         }
     }
-
-    /// Open connections the guard tracks.
-    var count: Int { state.withLockedValue { $0.admission.count } }
 }
