@@ -9,7 +9,7 @@ struct CarillonCommand: AsyncParsableCommand {
         commandName: "carillon",
         abstract: "Carillon: a self-hosted meeting service with the Amazon Chime SDK's API.",
         version: CarillonVersion.current,
-        subcommands: [ServeCommand.self, MeetingCommand.self, JoinCommand.self, DemoCommand.self, BenchCommand.self,
+        subcommands: [ServeCommand.self, MeetingCommand.self, AttendeeCommand.self, JoinCommand.self, DemoCommand.self, BenchCommand.self,
                       PeerCommand.self]
     )
 

@@ -42,7 +42,7 @@ struct EndpointOptions: ParsableArguments {
     }
 }
 
-/// `carillon meeting create|get|list|delete`.
+/// `carillon meeting create|get|list|delete`, each with `--json`.
 struct MeetingCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "meeting",
@@ -55,14 +55,31 @@ struct MeetingCommand: AsyncParsableCommand {
         @OptionGroup var options: EndpointOptions
         @Option(help: "ExternalMeetingId (2-64 characters).") var externalId: String = "carillon-\(Int(Date().timeIntervalSince1970))"
         @Option(help: "MediaRegion.") var mediaRegion: String = "us-east-1"
+        @Flag(help: "Ask for this meeting's lifecycle events (a NotificationsConfiguration): the server POSTs them to its --webhook-url. Without an ARN below, an SQS queue ARN stands in (Carillon delivers to the webhook whatever the target).")
+        var notifications = false
+        @Option(help: "NotificationsConfiguration.SqsQueueArn (implies --notifications).") var sqsQueueArn: String?
+        @Option(help: "NotificationsConfiguration.SnsTopicArn (implies --notifications).") var snsTopicArn: String?
+        @Option(help: "NotificationsConfiguration.LambdaFunctionArn (implies --notifications).") var lambdaFunctionArn: String?
         @Flag(help: "Print the API's JSON response.") var json = false
 
+        /// The NotificationsConfiguration the flags ask for, nil for none.
+        var notificationsConfiguration: [String: String]? {
+            var targets: [String: String] = [:]
+            targets["SqsQueueArn"] = sqsQueueArn
+            targets["SnsTopicArn"] = snsTopicArn
+            targets["LambdaFunctionArn"] = lambdaFunctionArn
+            if targets.isEmpty, notifications { targets["SqsQueueArn"] = "arn:aws:sqs:\(mediaRegion):000000000000:carillon-webhook" }
+            return targets.isEmpty ? nil : targets
+        }
+
         func run() async throws {
-            let body = try JSONSerialization.data(withJSONObject: [
+            var request: [String: Any] = [
                 "ClientRequestToken": UUID().uuidString,
                 "ExternalMeetingId": externalId,
                 "MediaRegion": mediaRegion,
-            ])
+            ]
+            request["NotificationsConfiguration"] = notificationsConfiguration
+            let body = try JSONSerialization.data(withJSONObject: request)
             let data = try await options.client().send("POST", "/meetings", body: body)
             if json { return printJSON(data) }
             let meeting = try JSONDecoder().decode(ControlAPI.MeetingResponse.self, from: data).meeting ?? ControlAPI.Meeting()
@@ -73,7 +90,7 @@ struct MeetingCommand: AsyncParsableCommand {
     }
 
     struct Get: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a meeting and its attendees (with --json: GetMeeting's Meeting and ListAttendees' Attendees in one object).")
+        static let configuration = CommandConfiguration(abstract: "Show a meeting and its attendees with what each is doing now (with --json: GetMeeting's Meeting, and Attendees: ListAttendees' members with State, Since, Muted, Video and Content).")
         @OptionGroup var options: EndpointOptions
         @Argument(help: "MeetingId.") var meetingId: String
         @Flag(help: "Print the API's JSON response.") var json = false
@@ -82,31 +99,18 @@ struct MeetingCommand: AsyncParsableCommand {
             let client = try options.client()
             let data = try await client.send("GET", "/meetings/\(ControlAPIClient.segment(meetingId))")
             let meeting = try JSONDecoder().decode(ControlAPI.MeetingResponse.self, from: data).meeting ?? ControlAPI.Meeting()
-            var attendees: [ControlAPI.Attendee] = []
-            var nextToken: String?
-            repeat {
-                var query = "max-results=100"
-                if let token = nextToken { query += "&next-token=\(ControlAPIClient.segment(token))" }
-                let page = try JSONDecoder().decode(
-                    ControlAPI.AttendeesResponse.self,
-                    from: try await client.send("GET", "/meetings/\(ControlAPIClient.segment(meetingId))/attendees", query: query)
-                )
-                attendees += page.attendees ?? []
-                nextToken = page.nextToken
-            } while nextToken != nil
+            let roster = try await AttendeeRoster.fetch(client, meetingId: meetingId)
             if json {
-                // GetMeeting's `Meeting` with ListAttendees' `Attendees`, every page of them.
                 var combined = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-                combined["Attendees"] = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(attendees))
+                combined["Attendees"] = roster.attendees
                 return printJSON(try JSONSerialization.data(withJSONObject: combined))
             }
             print("MeetingId: \(meeting.meetingId ?? "")")
             print("ExternalMeetingId: \(meeting.externalMeetingId ?? "")")
             print("MediaRegion: \(meeting.mediaRegion ?? "")")
             print("SignalingUrl: \(meeting.mediaPlacement?.signalingUrl ?? "")")
-            for attendee in attendees {
-                print("Attendee: \(attendee.attendeeId ?? "") \(attendee.externalUserId ?? "")")
-            }
+            print(roster.summary)
+            roster.lines.forEach { print($0) }
         }
     }
 

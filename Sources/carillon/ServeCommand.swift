@@ -74,6 +74,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(help: "Log line format: text (readable) or json (one object per line: time, level, logger, message, metadata).")
+    var logFormat: CommandLogging.Format = .text
+
     @Flag(inversion: .prefixedNo, help: "Server-side video adaptation (mode 4) for clients that ask for it: per receiver the server picks each remote video's layer, pauses and resumes them by priority, and probes for bandwidth. --no-server-side-adaptation answers JOIN with client-side adaptation instead.")
     var serverSideAdaptation = true
 
@@ -121,7 +124,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = CommandLogging.logger(label: "carillon.serve", level: Logger.Level(rawValue: logLevel) ?? .info)
+        let logger = CommandLogging.logger(label: "carillon.serve", level: Logger.Level(rawValue: logLevel) ?? .info,
+                                            format: logFormat)
         if let limit = DescriptorLimit.raise() {
             logger.info("open-file limit \(limit.soft) (hard limit \(limit.hard))")
         }

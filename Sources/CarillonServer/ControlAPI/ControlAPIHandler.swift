@@ -13,6 +13,7 @@ public struct ControlAPIHandler: Sendable {
     let placement: any MeetingPlacement
     let issueJoinToken: @Sendable (_ meetingId: String, _ attendeeId: String) -> String
     let lifecycle: (any MeetingLifecycleObserver)?
+    let live: (any LiveAttendeeSource)?
     private let inFlight = NIOLockedValueBox<Set<String>>([])
 
     /// Creates the handler.
@@ -23,18 +24,22 @@ public struct ControlAPIHandler: Sendable {
     ///   - accountId: Account id of meeting ARNs.
     ///   - issueJoinToken: Makes the join token of a new attendee.
     ///   - lifecycle: Told about deletions so live sessions end.
+    ///   - live: What attendees are doing now, for Carillon's `GET /carillon/meetings/{id}/attendees` (without one,
+    ///     every attendee reads `not-joined`).
     public init(
         store: any MeetingStore,
         placement: any MeetingPlacement,
         accountId: String = "000000000000",
         issueJoinToken: @escaping @Sendable (_ meetingId: String, _ attendeeId: String) -> String,
-        lifecycle: (any MeetingLifecycleObserver)? = nil
+        lifecycle: (any MeetingLifecycleObserver)? = nil,
+        live: (any LiveAttendeeSource)? = nil
     ) {
         self.store = store
         self.placement = placement
         self.accountId = accountId
         self.issueJoinToken = issueJoinToken
         self.lifecycle = lifecycle
+        self.live = live
     }
 
     /// Answers one request; every failure becomes a typed error response, never a thrown error.
@@ -88,6 +93,7 @@ public struct ControlAPIHandler: Sendable {
         case .tagResource: return try await tagResource(request)
         case .untagResource: return try await untagResource(request)
         case .listTagsForResource: return try await listTags(query)
+        case .listLiveAttendees: return try await listLiveAttendees(segments[2])
         }
     }
 

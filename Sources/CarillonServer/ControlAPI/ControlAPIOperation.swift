@@ -1,5 +1,5 @@
-/// The control-API operations this server answers, named as Chime names them (the `operation` label of the request
-/// metrics).
+/// The control-API operations this server answers, named as Chime names them, and Carillon's own extension
+/// (the `operation` label of the request metrics).
 public enum ControlAPIOperation: String, Sendable, CaseIterable {
     /// CreateMeeting.
     case createMeeting = "CreateMeeting"
@@ -35,6 +35,8 @@ public enum ControlAPIOperation: String, Sendable, CaseIterable {
     case untagResource = "UntagResource"
     /// ListTagsForResource.
     case listTagsForResource = "ListTagsForResource"
+    /// Carillon's extension: every attendee of a meeting with its live state (`GET /carillon/meetings/{id}/attendees`).
+    case listLiveAttendees = "CarillonListLiveAttendees"
 
     /// The operation a request's method, path segments and `operation` query parameter name; nil for none.
     init?(method: String, segments: [String], operation: String?) {
@@ -60,6 +62,8 @@ public enum ControlAPIOperation: String, Sendable, CaseIterable {
         case ("POST", 1, "tags") where operation == "tag-resource": self = .tagResource
         case ("POST", 1, "tags") where operation == "untag-resource": self = .untagResource
         case ("GET", 1, "tags"): self = .listTagsForResource
+        case ("GET", 4, "carillon") where segments[1] == "meetings" && segments[3] == "attendees":
+            self = .listLiveAttendees
         default: return nil
         }
     }

@@ -92,7 +92,8 @@ public final class MeetingServer: Service, Sendable {
             issueJoinToken: { meetingId, attendeeId in
                 JoinToken.issue(meetingId: meetingId, attendeeId: attendeeId, secret: secret)
             },
-            lifecycle: LiveMeetingTerminator(rooms: rooms)
+            lifecycle: LiveMeetingTerminator(rooms: rooms),
+            live: rooms
         )
     }
 

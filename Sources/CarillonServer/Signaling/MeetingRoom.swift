@@ -118,6 +118,12 @@ public final class MeetingRoom: @unchecked Sendable {
         }
     }
 
+    /// Every attendee that has joined this room, present or gone (``MeetingSignalingCore/liveAttendees()``), read
+    /// on the room's event loop.
+    public func liveAttendees() -> EventLoopFuture<[LiveAttendeeState]> {
+        eventLoop.submit { self.core.liveAttendees() }
+    }
+
     /// Removes a deleted attendee from the meeting.
     public func removeAttendee(_ attendeeId: String) {
         eventLoop.execute { self.apply { $0.removeAttendee(attendeeId, now: $1) } }
@@ -187,9 +193,16 @@ public final class MeetingRoom: @unchecked Sendable {
             case .audioReceiving(let attendeeId, let receives):
                 media?.setHearsMeeting(receives, attendeeId: attendeeId)
             case .activity(let identity, let change):
-                // What an operator follows a meeting by, at info (the same changes as the lifecycle events).
-                logger.info("attendee \(change)", metadata: ["attendee": "\(identity.attendeeId)",
-                                                            "externalUserId": "\(identity.externalUserId)"])
+                // What an operator follows a meeting by, at info (the same changes as the lifecycle events); a
+                // content share's session is named as one.
+                let subject = identity.attendeeId.hasSuffix("#content") ? "content share" : "attendee"
+                let verb = switch (subject, change) {
+                case ("content share", .joined): "started"
+                case ("content share", .left): "stopped"
+                default: "\(change)"
+                }
+                logger.info("\(subject) \(verb)", metadata: ["attendee": "\(identity.attendeeId)",
+                                                         "externalUserId": "\(identity.externalUserId)"])
                 events?.activity(meetingId: meetingId, identity: identity, change: change)
             }
         }

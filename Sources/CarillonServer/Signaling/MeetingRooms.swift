@@ -10,7 +10,7 @@ import NIOCore
 /// socket whose token was checked just before the end is turned away instead of opening a new room.
 ///
 /// Threading: safe from any thread; the lock is taken only when a socket is set up or a meeting ends, never per frame.
-public final class MeetingRooms: Sendable {
+public final class MeetingRooms: LiveAttendeeSource {
     /// How many ended meeting ids are remembered.
     public static let endedMemory = 4096
 
@@ -91,6 +91,12 @@ public final class MeetingRooms: Sendable {
     public func updateCapabilities(meetingId: String, attendeeIds: [String], capabilities: ControlAPI.AttendeeCapabilities) {
         guard let room = existingRoom(for: meetingId) else { return }
         for attendeeId in attendeeIds { room.updatePermissions(attendeeId, capabilities: capabilities) }
+    }
+
+    /// See ``LiveAttendeeSource``: the room's attendees, none for a meeting without a room on this server.
+    public func liveAttendees(meetingId: String) async throws -> [LiveAttendeeState] {
+        guard let room = existingRoom(for: meetingId) else { return [] }
+        return try await room.liveAttendees().get()
     }
 
     /// Closes every socket of every meeting, for a server shutdown.

@@ -108,6 +108,10 @@ public struct MeetingSignalingCore: Sendable {
         /// nil while the socket is gone and the attendee may still reconnect.
         var connection: SignalingConnectionID?
         var dropDeadline: NIODeadline?
+        /// Wall clock of its first join in this room (a reconnect keeps it), and of the loss of its socket while it
+        /// may reconnect: the `since` of ``LiveAttendeeState``.
+        var joinedAt: Int64
+        var disconnectedAt: Int64?
     }
 
     /// One encoding a video publication announced in SUBSCRIBE `send_streams`.
@@ -155,6 +159,9 @@ public struct MeetingSignalingCore: Sendable {
     private var dataMessageLimit: TokenBucket
     private var lastIngestNanoseconds: Int64 = 0
     private var ended = false
+    /// How each attendee that was here and is gone went, and when (wall clock): at most one entry per attendee id
+    /// that ever joined, and a meeting admits a bounded number of attendees (the control API's limit).
+    private var departures: [String: (identity: AttendeeIdentity, presence: LiveAttendeeState.Presence, at: Int64)] = [:]
 
     /// Creates the core of an empty meeting.
     public init(meetingId: String, configuration: Configuration = Configuration()) {
@@ -422,6 +429,7 @@ public struct MeetingSignalingCore: Sendable {
               participant.connection == connection else { return ended }
         participant.connection = nil
         participant.dropDeadline = now.monotonic + configuration.dropGrace
+        participant.disconnectedAt = now.unixNanoseconds
         participants[attendeeId] = participant
         return ended
     }
@@ -436,6 +444,7 @@ public struct MeetingSignalingCore: Sendable {
             // `num_participants` changed (its publication ended when its socket did).
             outputs += indexUpdate(now: now, excluding: nil)
             outputs.append(.activity(participant.identity, .dropped))
+            departures[attendeeId] = (participant.identity, .dropped, now.unixNanoseconds)
         }
         for (connection, state) in connections where closeDeadline(state) <= now.monotonic {
             outputs.append(.close(connection, code: SignalingCloseCode.idle))
@@ -475,6 +484,8 @@ public struct MeetingSignalingCore: Sendable {
                 outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: false)], now: now)
                 outputs.append(.activity(participant.identity, .left))
             }
+            // A deleted attendee is no longer the meeting's: nothing to report about it.
+            departures[id] = nil
         }
         return outputs
     }
@@ -527,13 +538,15 @@ public struct MeetingSignalingCore: Sendable {
         if forcedMute { muted = true }
         let newcomer = participants[identity.attendeeId] == nil
         if newcomer { outputs.append(.activity(identity, .joined)) }
+        departures[identity.attendeeId] = nil
         let participant = Participant(
             identity: identity,
             streamId: allocateStreamId(),
             muted: muted,
             audioSessionId: audioSessionId,
             connection: connection,
-            dropDeadline: nil
+            dropDeadline: nil,
+            joinedAt: participants[identity.attendeeId]?.joinedAt ?? now.unixNanoseconds
         )
         participants[identity.attendeeId] = participant
         if forcedMute { outputs.append(.audioMuted(attendeeId: identity.attendeeId, muted: true)) }
@@ -578,6 +591,7 @@ public struct MeetingSignalingCore: Sendable {
             outputs += broadcast(roster: [leaveEntry(participant.streamId, dropped: false)], now: now,
                                  excluding: connection)
             outputs.append(.activity(participant.identity, .left))
+            departures[participant.identity.attendeeId] = (participant.identity, .left, now.unixNanoseconds)
         }
         state.left = true
         connections[connection] = state
@@ -830,6 +844,29 @@ public struct MeetingSignalingCore: Sendable {
     public func hearsMeeting(_ attendeeId: String) -> Bool {
         guard let connection = participants[attendeeId]?.connection else { return true }
         return connections[connection]?.permissions.receivesAudio ?? true
+    }
+
+    /// Every attendee that has joined this room, present or gone, content-share sessions folded into their owner's
+    /// ``LiveAttendeeState/content``; sorted by attendee id. Cost: linear in the attendees and publications.
+    public func liveAttendees() -> [LiveAttendeeState] {
+        let publishing = Set(publications.values.map(\.identity.attendeeId))
+        var states: [LiveAttendeeState] = []
+        for participant in participants.values where !Self.isContent(participant.identity.attendeeId) {
+            let id = participant.identity.attendeeId
+            let reconnecting = participant.connection == nil
+            states.append(LiveAttendeeState(
+                attendeeId: id, externalUserId: participant.identity.externalUserId,
+                presence: reconnecting ? .reconnecting : .joined,
+                sinceUnixNanoseconds: reconnecting ? participant.disconnectedAt ?? participant.joinedAt : participant.joinedAt,
+                muted: participant.muted, video: publishing.contains(id),
+                content: participants[id + JoinToken.contentSuffix] != nil))
+        }
+        for (id, departure) in departures where !Self.isContent(id) && participants[id] == nil {
+            states.append(LiveAttendeeState(
+                attendeeId: id, externalUserId: departure.identity.externalUserId, presence: departure.presence,
+                sinceUnixNanoseconds: departure.at, muted: false, video: false, content: false))
+        }
+        return states.sorted { $0.attendeeId < $1.attendeeId }
     }
 
     /// Whether an attendee is muted (false for unknown attendees).
