@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Carillon
 import CarillonCodecs
 
@@ -25,7 +26,19 @@ enum ContentShareOption {
         }
         if parts.first == "screen" {
             let display = parts.count == 2 ? parts[1] : nil
-            return check ? nil : try ScreenVideoSource(backend: .x11(display: display.map { $0.hasPrefix(":") ? $0 : ":" + $0 }))
+            let backend = ScreenCaptureBackend.x11(display: display.map { $0.hasPrefix(":") ? $0 : ":" + $0 })
+            if check {
+                // Refused before joining: a share whose capture fails at once would show others an empty tile.
+                if display == nil, ProcessInfo.processInfo.environment["DISPLAY", default: ""].isEmpty {
+                    throw ValidationError("--share \(specification): no display: DISPLAY is not set; name one with "
+                                          + "--share screen:DISPLAY (`Xvfb :99 -screen 0 1280x720x24` makes one)")
+                }
+                if let reason = ScreenVideoSource.unavailableReason(backend) {
+                    throw ValidationError("--share \(specification): \(reason)")
+                }
+                return nil
+            }
+            return try ScreenVideoSource(backend: backend)
         }
         guard specification.hasSuffix(".y4m") else {
             throw ValidationError("--share \(specification): use slides[:COLOR], screen[:DISPLAY] or a .y4m file")
@@ -52,7 +65,20 @@ final class ContentSharePrinter: ContentShareObserver, @unchecked Sendable {
         line.emit("contentShareStarted", text: "content share started")
     }
 
+    /// One line per stop, with the one reason the share session gives (`--json`: `status` and `reason`).
     func contentShareDidStop(status: ContentShareStatus) {
-        line.emit("contentShareStopped", ["status": status.description], text: "content share stopped: \(status)")
+        guard status.statusCode != .ok, let cause = status.sessionStatusCode else {
+            line.emit("contentShareStopped", ["status": status.description], text: "content share stopped: \(status)")
+            return
+        }
+        let reason = switch cause {
+        case .audioCallAtCapacity: "the meeting already has its most content shares (two)"
+        case .audioAuthenticationRejected: "the server refused the join token"
+        case .audioCallEnded: "the meeting ended"
+        case .ok: "the server ended it"
+        default: "its session stopped with \(cause)"
+        }
+        line.emit("contentShareStopped", ["status": status.description, "reason": "\(cause)"],
+                  text: "content share stopped: \(reason) (\(cause))")
     }
 }

@@ -136,9 +136,10 @@ struct JoinCommand: AsyncParsableCommand {
         }
     }
 
-    /// The SDK's camera capture on the camera `camera[:NAME]` names: the first listed one, or the first whose label
-    /// contains NAME (case-insensitive; V4L2 labels end with their `/dev/video<N>` path). An unknown NAME is an error
-    /// listing the cameras.
+    /// The SDK's camera capture on the camera `camera[:NAME]` names: `camera` is the machine's first camera (V4L2),
+    /// never a virtual one; `camera:NAME` the first camera, machine or virtual, whose label contains NAME
+    /// (case-insensitive; V4L2 labels end with their `/dev/video<N>` path). No camera, or an unknown NAME, is an error
+    /// that lists the machine's cameras apart from the virtual ones.
     static func cameraSource(_ specification: String, size: (width: Int, height: Int),
                              check: Bool) throws -> (any VideoCaptureSource)? {
         let cameras = MediaDevice.listVideoDevices()
@@ -147,17 +148,30 @@ struct JoinCommand: AsyncParsableCommand {
         if let name {
             device = cameras.first { $0.label.localizedCaseInsensitiveContains(name) }
         } else {
-            device = cameras.first
+            device = cameras.first { !$0.isVirtualCamera }
         }
         guard let device else {
-            throw ValidationError("--video-in \(specification): no such camera; the cameras are: "
-                                  + cameras.map(\.label).joined(separator: "; "))
+            throw ValidationError("--video-in \(specification): " + cameraListing(cameras, named: name))
         }
         guard !check else { return nil }
         let camera = DefaultCameraCaptureSource(logger: ConsoleLogger(name: "carillon.camera", level: .ERROR))
         camera.device = device
         camera.format = VideoCaptureFormat(width: size.width, height: size.height, maxFrameRate: 15)
         return camera
+    }
+
+    /// Why no camera was found, with the machine's cameras and the virtual ones listed apart.
+    static func cameraListing(_ cameras: [MediaDevice], named name: String?) -> String {
+        let real = cameras.filter { !$0.isVirtualCamera }.map(\.label)
+        let virtual = cameras.filter(\.isVirtualCamera).map(\.label)
+        var text = name.map { "no camera's label contains \"\($0)\"; " } ?? ""
+        text += real.isEmpty ? "this machine has no camera (no V4L2 device such as /dev/video0)"
+            : "the cameras are: " + real.joined(separator: "; ")
+        if !virtual.isEmpty {
+            text += ". Virtual cameras (camera:NAME picks one): " + virtual.joined(separator: "; ")
+        }
+        if real.isEmpty { text += ". For a test picture use --video-in pattern" }
+        return text
     }
 
     func run() async throws {

@@ -26,7 +26,7 @@ import Testing
         #expect(lifecycle.stop() == [.releaseSource, .stopSession])
         #expect(lifecycle.stop().isEmpty)
         #expect(lifecycle.sessionStopped(.ok) == [.releaseSource, .publish(.contentShareStopped, error: nil),
-                                                  .notifyStopped(.ok)])
+                                                  .notifyStopped(.ok, cause: nil)])
         #expect(lifecycle.state == .idle)
         #expect(lifecycle.sessionStopped(.ok).isEmpty)
     }
@@ -37,16 +37,16 @@ import Testing
         // The server refused it (a third share: AUDIO_STATUS 409) before it was ever in the meeting.
         #expect(lifecycle.sessionStopped(.audioCallAtCapacity) == [
             .releaseSource, .publish(.contentShareFailed, error: "audioCallAtCapacity"),
-            .notifyStopped(.videoServiceFailed),
+            .notifyStopped(.videoServiceFailed, cause: .audioCallAtCapacity),
         ])
         // A share in the meeting whose session gives up reconnecting.
         _ = lifecycle.start()
         _ = lifecycle.sessionStarted(reconnecting: false)
-        #expect(lifecycle.sessionStopped(.audioDisconnected).last == .notifyStopped(.videoServiceFailed))
+        #expect(lifecycle.sessionStopped(.audioDisconnected).last == .notifyStopped(.videoServiceFailed, cause: .audioDisconnected))
         // The session ending with ok without the app asking (the server ended it) is a failure too.
         _ = lifecycle.start()
         _ = lifecycle.sessionStarted(reconnecting: false)
-        #expect(lifecycle.sessionStopped(.ok).last == .notifyStopped(.videoServiceFailed))
+        #expect(lifecycle.sessionStopped(.ok).last == .notifyStopped(.videoServiceFailed, cause: .ok))
     }
 
     @Test func aStopWhileConnectingStopsAndAStartWhileLeavingRestartsAfterwards() {
@@ -57,7 +57,7 @@ import Testing
         #expect(lifecycle.start() == [.publish(.contentShareStartRequested, error: nil)])
         #expect(lifecycle.state == .stopping(restart: true))
         #expect(lifecycle.sessionStopped(.ok) == [.releaseSource, .publish(.contentShareStopped, error: nil),
-                                                  .notifyStopped(.ok), .startSession, .sendSource])
+                                                  .notifyStopped(.ok, cause: nil), .startSession, .sendSource])
         #expect(lifecycle.state == .connecting)
         // Stopped again while the restart is pending: no restart.
         _ = lifecycle.stop()

@@ -8,6 +8,8 @@ final class ShareProbe: ContentShareObserver, Sendable {
     struct Record: Sendable {
         var starts = 0
         var stops: [ContentShareStatusCode] = []
+        /// The share session's status behind each stop (``ContentShareStatus/sessionStatusCode``).
+        var causes: [MeetingSessionStatusCode?] = []
     }
 
     let name: String
@@ -18,7 +20,12 @@ final class ShareProbe: ContentShareObserver, Sendable {
     var snapshot: Record { record.withLock { $0 } }
 
     func contentShareDidStart() { record.withLock { $0.starts += 1 } }
-    func contentShareDidStop(status: ContentShareStatus) { record.withLock { $0.stops.append(status.statusCode) } }
+    func contentShareDidStop(status: ContentShareStatus) {
+        record.withLock {
+            $0.stops.append(status.statusCode)
+            $0.causes.append(status.sessionStatusCode)
+        }
+    }
 
     /// Waits until `condition` holds, or fails after `timeout`.
     func wait(_ what: String, timeout: Duration = .seconds(10), until condition: (Record) -> Bool) async throws {

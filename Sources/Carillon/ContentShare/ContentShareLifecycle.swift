@@ -32,9 +32,9 @@ struct ContentShareLifecycle: Sendable, Equatable {
         case releaseSource
         /// Tell the observers the share started.
         case notifyStarted
-        /// Tell the observers the share stopped with this status (the `contentShare*` metrics stop with it: they
-        /// are only forwarded while sharing).
-        case notifyStopped(ContentShareStatusCode)
+        /// Tell the observers the share stopped with this status and, for a failure, the share session's status
+        /// that caused it (the `contentShare*` metrics stop with it: they are only forwarded while sharing).
+        case notifyStopped(ContentShareStatusCode, cause: MeetingSessionStatusCode?)
     }
 
     private(set) var state = State.idle
@@ -86,9 +86,9 @@ struct ContentShareLifecycle: Sendable, Equatable {
         state = .idle
         var effects: [Effect] = [.releaseSource]
         if code == .ok && asked {
-            effects += [.publish(.contentShareStopped, error: nil), .notifyStopped(.ok)]
+            effects += [.publish(.contentShareStopped, error: nil), .notifyStopped(.ok, cause: nil)]
         } else {
-            effects += [.publish(.contentShareFailed, error: "\(code)"), .notifyStopped(.videoServiceFailed)]
+            effects += [.publish(.contentShareFailed, error: "\(code)"), .notifyStopped(.videoServiceFailed, cause: code)]
         }
         if restart {
             state = .connecting

@@ -135,7 +135,8 @@ public final class DefaultContentShareController: ContentShareController, @unche
 
     /// The share's session stopped (on the callback queue).
     fileprivate func sessionStopped(_ code: MeetingSessionStatusCode) {
-        if code != .ok { logger.error(msg: "content share stopped: \(code)") }
+        // Reported to the observers (``ContentShareStatus/sessionStatusCode``): logged, not as an error a second time.
+        if code != .ok { logger.info(msg: "content share session stopped: \(code)") }
         perform(lock.withLock { lifecycle.sessionStopped(code) })
     }
 
@@ -182,8 +183,8 @@ public final class DefaultContentShareController: ContentShareController, @unche
                 sender.detach()
             case .notifyStarted:
                 callbackQueue.async { [self] in currentObservers.forEach { $0.contentShareDidStart() } }
-            case .notifyStopped(let code):
-                let status = ContentShareStatus(statusCode: code)
+            case .notifyStopped(let code, let cause):
+                let status = ContentShareStatus(statusCode: code, sessionStatusCode: cause)
                 callbackQueue.async { [self] in currentObservers.forEach { $0.contentShareDidStop(status: status) } }
             }
         }

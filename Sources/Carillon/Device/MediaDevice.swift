@@ -41,6 +41,13 @@ public final class MediaDevice: Hashable, Sendable, CustomStringConvertible {
     /// `<label> - <type>`, as in the Chime SDK.
     public var description: String { "\(label) - \(type)" }
 
+    /// Whether this is a camera made of software (one of ``VirtualVideoDevices``: a pattern or a file), not a device
+    /// of the machine. A Carillon addition: a bot says so rather than send a pattern when asked for a real camera.
+    public var isVirtualCamera: Bool {
+        if case .virtualCamera = endpoint { return true }
+        return false
+    }
+
     /// Equality as documented on the type.
     public static func == (lhs: MediaDevice, rhs: MediaDevice) -> Bool {
         lhs.label == rhs.label && lhs.type == rhs.type && lhs.endpoint == rhs.endpoint

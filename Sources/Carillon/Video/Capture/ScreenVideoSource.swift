@@ -42,6 +42,21 @@ public final class ScreenVideoSource: VideoCaptureSource, @unchecked Sendable {
         capture = CaptureLoop(eventLoop: eventLoop, callbackQueue: callbackQueue)
     }
 
+    /// Opens `backend`'s display and its shared memory now, on the calling thread, and closes them again: nil when
+    /// the screen can be captured, else why not. A Carillon addition, so that an app or a bot can refuse a share up
+    /// front instead of starting one whose capture fails at once. Cost: one connection to the display server.
+    public static func unavailableReason(_ backend: ScreenCaptureBackend) -> String? {
+        let reasons = ReasonCollector()
+        do {
+            switch backend {
+            case .x11(let display): _ = try X11ScreenGrabber(display: display, logger: reasons)
+            }
+            return nil
+        } catch {
+            return reasons.first ?? "the screen cannot be captured (\(error))"
+        }
+    }
+
     /// ``VideoContentHint/detail`` unless changed.
     public var videoContentHint: VideoContentHint {
         get { lock.withLock { hint } }
@@ -70,4 +85,22 @@ public final class ScreenVideoSource: VideoCaptureSource, @unchecked Sendable {
     public func addCaptureSourceObserver(observer: any CaptureSourceObserver) { capture.addObserver(observer) }
     /// See ``VideoCaptureSource/removeCaptureSourceObserver(observer:)``.
     public func removeCaptureSourceObserver(observer: any CaptureSourceObserver) { capture.removeObserver(observer) }
+}
+
+/// Keeps the first error a grabber logs: the reason ``ScreenVideoSource/unavailableReason(_:)`` gives.
+private final class ReasonCollector: Logger, @unchecked Sendable {
+    private let lock = NSLock()
+    private var reasons: [String] = []
+    var first: String? { lock.withLock { reasons.first } }
+
+    func `default`(msg: String) {}
+    func debug(debugFunction: () -> String) {}
+    func info(msg: String) {}
+    func fault(msg: String) { error(msg: msg) }
+    func error(msg: String) {
+        let reason = msg.hasPrefix("screen capture: ") ? String(msg.dropFirst("screen capture: ".count)) : msg
+        lock.withLock { reasons.append(reason) }
+    }
+    func setLogLevel(level: LogLevel) {}
+    func getLogLevel() -> LogLevel { .ERROR }
 }
