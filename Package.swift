@@ -181,8 +181,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["BuildCommit"]
         ),
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         .executableTarget(
             name: "CarillonFuzz",
             dependencies: ["CarillonRTC", .product(name: "NIOCore", package: "swift-nio")],

@@ -59,7 +59,12 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
 
     private func say(_ event: String, _ text: String) { say(event, [:], text) }
 
-    private func people(_ attendees: [AttendeeInfo]) -> [String] { attendees.map(\.externalUserId).sorted() }
+    /// The `--json` fields naming `attendees`: `attendees` (ExternalUserIds) and `attendeeIds`, in one order (by
+    /// ExternalUserId), as every event names attendees (one attendee: `attendee` and `attendeeId`).
+    private func people(_ attendees: [AttendeeInfo]) -> [String: any Sendable] {
+        let sorted = attendees.sorted { ($0.externalUserId, $0.attendeeId) < ($1.externalUserId, $1.attendeeId) }
+        return ["attendees": sorted.map(\.externalUserId), "attendeeIds": sorted.map(\.attendeeId)]
+    }
 
     private func names(_ attendees: [AttendeeInfo]) -> String {
         attendees.map(\.externalUserId).sorted().joined(separator: ", ")
@@ -103,27 +108,27 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
     func signalStrengthDidChange(signalUpdates: [SignalUpdate]) {}
 
     func attendeesDidJoin(attendeeInfo: [AttendeeInfo]) {
-        say("joined", ["attendees": people(attendeeInfo)], "joined: \(names(attendeeInfo))")
+        say("joined", people(attendeeInfo), "joined: \(names(attendeeInfo))")
         onRoster(.joined(attendeeInfo))
     }
 
     func attendeesDidLeave(attendeeInfo: [AttendeeInfo]) {
-        say("left", ["attendees": people(attendeeInfo)], "left: \(names(attendeeInfo))")
+        say("left", people(attendeeInfo), "left: \(names(attendeeInfo))")
         onRoster(.left(attendeeInfo))
     }
 
     func attendeesDidDrop(attendeeInfo: [AttendeeInfo]) {
-        say("dropped", ["attendees": people(attendeeInfo)], "dropped: \(names(attendeeInfo))")
+        say("dropped", people(attendeeInfo), "dropped: \(names(attendeeInfo))")
         onRoster(.dropped(attendeeInfo))
     }
 
     func attendeesDidMute(attendeeInfo: [AttendeeInfo]) {
-        say("muted", ["attendees": people(attendeeInfo)], "muted: \(names(attendeeInfo))")
+        say("muted", people(attendeeInfo), "muted: \(names(attendeeInfo))")
         onRoster(.muted(attendeeInfo))
     }
 
     func attendeesDidUnmute(attendeeInfo: [AttendeeInfo]) {
-        say("unmuted", ["attendees": people(attendeeInfo)], "unmuted: \(names(attendeeInfo))")
+        say("unmuted", people(attendeeInfo), "unmuted: \(names(attendeeInfo))")
         onRoster(.unmuted(attendeeInfo))
     }
 
@@ -133,7 +138,8 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
 
     func activeSpeakerDidDetect(attendeeInfo: [AttendeeInfo]) {
         let names = attendeeInfo.map(\.externalUserId)
-        say("activeSpeakers", ["attendees": names],
+        // In the detector's order (most active first), not sorted.
+        say("activeSpeakers", ["attendees": names, "attendeeIds": attendeeInfo.map(\.attendeeId)],
             names.isEmpty ? "active speakers: none" : "active speakers: \(names.joined(separator: ", "))")
         onActiveSpeakers(names)
     }
@@ -166,7 +172,8 @@ final class AttendeeEventPrinter: AudioVideoObserver, RealtimeObserver, DataMess
     func dataMessageDidReceived(dataMessage: DataMessage) {
         let text = dataMessage.text() ?? "<\(dataMessage.data.count) bytes>"
         let sender = dataMessage.senderExternalUserId.isEmpty ? dataMessage.senderAttendeeId : dataMessage.senderExternalUserId
-        say("dataMessage", ["topic": dataMessage.topic, "from": sender, "text": text, "throttled": dataMessage.throttled],
+        say("dataMessage", ["topic": dataMessage.topic, "from": sender, "fromAttendeeId": dataMessage.senderAttendeeId,
+                            "text": text, "throttled": dataMessage.throttled],
             dataMessage.throttled
             ? "message on \(dataMessage.topic) was throttled by the server: \(text)"
             : "message on \(dataMessage.topic) from \(sender): \(text)")

@@ -16,6 +16,8 @@ final class TileRecorder: VideoTileObserver, @unchecked Sendable {
     final class TileSink: VideoRenderView, @unchecked Sendable {
         let tileId: Int
         let name: String
+        /// The attendee id of the tile's source (`<attendeeId>#content` for a share), for `--json` events.
+        let attendeeId: String
         let files: RecordingFiles?
         let counts = Mutex((frames: 0, width: 0, height: 0))
         // The rest is confined to the callback queue.
@@ -27,8 +29,9 @@ final class TileRecorder: VideoTileObserver, @unchecked Sendable {
         /// Problems writing, reported once.
         private var failed = false
 
-        /// A sink for the tile `tileId` of `name`, writing into `files` (nil: counts only).
-        init(tileId: Int, name: String, files: RecordingFiles?) {
+        /// A sink for the tile `tileId` of `name` (attendee `attendeeId`), writing into `files` (nil: counts only).
+        init(tileId: Int, name: String, attendeeId: String = "", files: RecordingFiles?) {
+            self.attendeeId = attendeeId
             self.tileId = tileId
             self.name = name
             self.files = files
@@ -111,7 +114,7 @@ final class TileRecorder: VideoTileObserver, @unchecked Sendable {
     }
 
     private func emit(_ event: String, _ state: VideoTileState) {
-        line.emit(event, ["attendee": name(of: state), "tileId": state.tileId, "width": state.videoStreamContentWidth,
+        line.emit(event, ["attendee": name(of: state), "attendeeId": state.attendeeId, "tileId": state.tileId, "width": state.videoStreamContentWidth,
                           "height": state.videoStreamContentHeight, "local": state.isLocalTile,
                           "pauseState": "\(state.pauseState)"],
                   text: "video \(event.dropFirst(4).lowercased()): \(state.isLocalTile ? "local" : name(of: state)) "
@@ -121,7 +124,8 @@ final class TileRecorder: VideoTileObserver, @unchecked Sendable {
     func videoTileDidAdd(tileState: VideoTileState) {
         emit("tileAdded", tileState)
         guard !tileState.isLocalTile else { return }
-        let sink = TileSink(tileId: tileState.tileId, name: name(of: tileState), files: files)
+        let sink = TileSink(tileId: tileState.tileId, name: name(of: tileState), attendeeId: tileState.attendeeId,
+                            files: files)
         // The byte counter of a video id may predate this tile: its first rate counts from here.
         let bytes = facade.remoteVideoStatistics().first { $0.videoId == tileState.tileId }?.bytesReceived ?? 0
         previous.withLock { $0[ObjectIdentifier(sink)] = (0, bytes) }
@@ -162,7 +166,7 @@ final class TileRecorder: VideoTileObserver, @unchecked Sendable {
             let before = previous.withLock { $0.updateValue((counts.frames, received), forKey: ObjectIdentifier(sink)) }
             let fps = Self.perSecond(current: counts.frames, previous: before?.frames, seconds: seconds)
             let kbps = Self.perSecond(current: received, previous: before?.bytes, seconds: seconds) * 8 / 1_000
-            line.emit("videoStats", ["attendee": sink.name, "tileId": sink.tileId, "width": counts.width,
+            line.emit("videoStats", ["attendee": sink.name, "attendeeId": sink.attendeeId, "tileId": sink.tileId, "width": counts.width,
                                      "height": counts.height, "fps": (fps * 10).rounded() / 10,
                                      "kbps": kbps.rounded(), "framesDecoded": counts.frames],
                       text: String(format: "video from %@: %dx%d, %.1f fps, %.0f kbit/s, %d frames", sink.name,

@@ -26,6 +26,26 @@ import Testing
     }
 }
 
+@Suite struct AttendeeNamingTests {
+    /// Every `--json` event names attendees one way: ExternalUserIds (`attendees`, `from`, `attendee`) with their
+    /// attendee ids beside them (`attendeeIds`, `fromAttendeeId`, `attendeeId`), in the same order.
+    @Test func rosterAndDataEventsCarryIdsBesideExternalUserIds() throws {
+        let lines = Mutex<[String]>([])
+        let printer = AttendeeEventPrinter(prefix: "", json: true) { line in lines.withLock { $0.append(line) } }
+        printer.attendeesDidJoin(attendeeInfo: [AttendeeInfo(attendeeId: "z-1", externalUserId: "zed"),
+                                                AttendeeInfo(attendeeId: "a-2", externalUserId: "ana")])
+        printer.dataMessageDidReceived(dataMessage: DataMessage(
+            topic: "chat", data: Data("hi".utf8), senderAttendeeId: "a-2", senderExternalUserId: "ana",
+            timestampMs: 1, throttled: false))
+        let objects = try lines.withLock { $0 }.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(objects[0]["attendees"] as? [String] == ["ana", "zed"])
+        #expect(objects[0]["attendeeIds"] as? [String] == ["a-2", "z-1"])
+        #expect(objects[1]["from"] as? String == "ana" && objects[1]["fromAttendeeId"] as? String == "a-2")
+    }
+}
+
 @Suite struct MetricTextTests {
     /// `join --metrics` text lines carry units (they were bare numbers): percent, kbit/s, fps, ms.
     @Test func metricsAreWrittenWithTheirUnits() {

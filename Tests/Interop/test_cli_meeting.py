@@ -56,3 +56,15 @@ def test_a_bot_whose_reader_goes_away_ends_quietly(chime, server):
     assert bot.returncode == -signal.SIGPIPE, (bot.returncode, errors.decode()[-2000:])
     assert b"Fatal error" not in errors
     chime.delete_meeting(MeetingId=meeting_id)
+
+
+def test_version_names_the_commit_it_was_built_from():
+    """`carillon --version`: the version and the commit of the checkout the binary was built from (the BuildCommit
+    plugin writes it at every build)."""
+    import re
+    binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
+    head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True)
+    printed = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    assert re.fullmatch(r"\d+\.\d+\.\d+ \(commit ([0-9a-f]{12}|unknown)(, with uncommitted changes)?\)", printed), printed
+    if head.returncode == 0:
+        assert f"commit {head.stdout.strip()}" in printed, (printed, head.stdout)
