@@ -1,22 +1,36 @@
 # Carillon: every set-up step lives here, so a fresh Debian 12 machine with Swift 6.3 needs nothing else.
 SHELL := /bin/bash
-APT_PACKAGES := libssl-dev libsrtp2-dev libopus-dev libvpx-dev libyuv-dev linux-libc-dev libasound2-dev libwebrtc-audio-processing-dev libsqlite3-dev pkg-config protobuf-compiler chromium iproute2 nginx-light openssl libxcb1-dev libxcb-shm0-dev xvfb janus
+# What building and running Carillon needs (the demo installs only these), and what the tests add: peers and tools
+# the interop tests drive (Chromium, Janus, nginx, Xvfb, iproute2, openssl) and protoc for the generated-code check.
+BUILD_PACKAGES := libssl-dev libsrtp2-dev libopus-dev libvpx-dev libyuv-dev linux-libc-dev libasound2-dev libwebrtc-audio-processing-dev libsqlite3-dev pkg-config libxcb1-dev libxcb-shm0-dev
+TEST_PACKAGES := protobuf-compiler chromium iproute2 nginx-light openssl xvfb janus
 VENV := .venv
 PYTHON_PACKAGES := boto3 pytest requests aiortc==1.16.0 websockets protobuf prometheus_client pystoi==0.4.1
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: all deps apt-deps python-deps rnnoise build demo test test-swift test-interop check-generated fuzz clean
+.PHONY: all deps apt-deps test-apt-deps python-deps rnnoise build demo test test-swift test-interop check-generated fuzz clean
 
 all: build
 
-## Installs the Debian packages that are missing (needs root, or sudo when available).
-apt-deps:
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+## Installs the Debian packages that are missing (needs root, or sudo when available), showing each as it is set up.
+## apt-deps: what building and running needs; test-apt-deps: that and what the tests need.
+define install_missing
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
-		echo "installing Debian packages: $$missing"; \
+		set -o pipefail; \
+		echo "installing $$(echo $$missing | wc -w) Debian packages and what they need (a few minutes on a fresh machine): "$$missing; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+		$$SUDO apt-get update -qq && \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing 2>&1 \
+			| grep --line-buffered -E '^(Setting up|E:)' | sed -u 's/^/  /'; \
 	fi
+endef
+
+apt-deps:
+	$(call install_missing,$(BUILD_PACKAGES))
+
+test-apt-deps:
+	$(call install_missing,$(BUILD_PACKAGES) $(TEST_PACKAGES))
 
 ## Creates the project-local Python environment for the interop tests.
 python-deps:
@@ -32,7 +46,7 @@ python-deps:
 rnnoise: python-deps
 	bash scripts/install-rnnoise.sh $(VENV)/bin/pip
 
-deps: apt-deps python-deps rnnoise
+deps: test-apt-deps python-deps rnnoise
 
 build: apt-deps
 	swift build $(SWIFT_BUILD_FLAGS)
@@ -42,12 +56,12 @@ demo: apt-deps
 	swift build $(SWIFT_BUILD_FLAGS) --product carillon
 	$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/carillon demo
 
-check-generated: apt-deps
+check-generated: test-apt-deps
 	bash scripts/check-generated.sh
 
 ## Unit tests run in parallel; then the whole-meeting simulations (virtual time, CPU-bound); then the end-to-end
 ## tests (real sockets, real time) one at a time, so their timing never competes with CPU-bound tests.
-test-swift: apt-deps rnnoise
+test-swift: test-apt-deps rnnoise
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests
 	swift test $(SWIFT_BUILD_FLAGS) --skip-build --skip EndToEndTests --skip MeetingSimulationTests
 	swift test $(SWIFT_BUILD_FLAGS) --skip-build --filter MeetingSimulationTests
