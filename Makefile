@@ -8,7 +8,7 @@ VENV := .venv
 PYTHON_PACKAGES := boto3 pytest requests aiortc==1.16.0 websockets protobuf prometheus_client pystoi==0.4.1
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: all deps apt-deps test-apt-deps python-deps rnnoise build demo test test-swift test-interop check-generated fuzz clean
+.PHONY: all deps apt-deps test-apt-deps python-deps rnnoise build demo example-bot test test-swift test-interop check-generated fuzz clean
 
 all: build
 
@@ -67,9 +67,15 @@ test-swift: test-apt-deps rnnoise
 	swift test $(SWIFT_BUILD_FLAGS) --skip-build --filter MeetingSimulationTests
 	swift test $(SWIFT_BUILD_FLAGS) --skip-build --filter EndToEndTests --no-parallel
 
-test-interop: deps
+## Builds Examples/Bot: a package of its own that depends on Carillon by path, as an app outside this repository would.
+example-bot: apt-deps
+	swift build $(SWIFT_BUILD_FLAGS) --package-path Examples/Bot
+
+test-interop: deps example-bot
 	swift build $(SWIFT_BUILD_FLAGS) --product carillon
-	CARILLON_BIN=$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/carillon $(VENV)/bin/python -m pytest -q Tests/Interop
+	CARILLON_BIN=$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/carillon \
+		CARILLON_EXAMPLE_BOT=$$(swift build $(SWIFT_BUILD_FLAGS) --package-path Examples/Bot --show-bin-path)/RosterBot \
+		$(VENV)/bin/python -m pytest -q Tests/Interop
 
 ## Every test: generated-code freshness, Swift unit and end-to-end tests, interop tests.
 test: deps check-generated test-swift test-interop
@@ -90,4 +96,4 @@ fuzz: apt-deps
 	done
 
 clean:
-	rm -rf .build .build-* $(VENV)
+	rm -rf .build .build-* Examples/Bot/.build $(VENV)
