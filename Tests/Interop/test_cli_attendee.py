@@ -117,6 +117,7 @@ def test_notifications_from_the_cli_and_json_logs():
             # Only the meeting created with --notifications has its events delivered.
             assert [e["meetingId"] for e in started] == [notified], Receiver.events
             assert all(e["meetingId"] != quiet for e in Receiver.events), Receiver.events
+            cli(server, "meeting", "delete", quiet)
         finally:
             stop_server(server)
             receiver.shutdown()
@@ -128,6 +129,10 @@ def test_notifications_from_the_cli_and_json_logs():
         assert entry["time"].endswith("Z") and entry["level"] in ("info", "notice", "warning", "error"), entry
     creates = [e for e in logs if e["message"].startswith("control API CreateMeeting")]
     assert len(creates) == 2 and creates[0]["metadata"]["accessKeyId"] == ACCESS_KEY_ID, logs
+    # What happened to meetings, with their ids: created, and ended with the reason.
+    assert [e["metadata"]["meeting"] for e in logs if e["message"] == "meeting created"] == [quiet, notified], logs
+    assert [(e["metadata"]["meeting"], e["metadata"]["reason"]) for e in logs if e["message"] == "meeting ended"] == \
+        [(quiet, "DeleteMeeting")], logs
     # Nothing but JSON objects and the server's plain stdout lines (keys, ready, stopped).
     plain = [line for line in server.output if not line.startswith("{")]
     assert all(line.startswith(("access keys", "carillon ready", "carillon stopped")) for line in plain), plain

@@ -92,7 +92,7 @@ public final class MeetingServer: Service, Sendable {
             issueJoinToken: { meetingId, attendeeId in
                 JoinToken.issue(meetingId: meetingId, attendeeId: attendeeId, secret: secret)
             },
-            lifecycle: LiveMeetingTerminator(rooms: rooms),
+            lifecycle: LiveMeetingTerminator(rooms: rooms, logger: logger),
             live: rooms
         )
     }
