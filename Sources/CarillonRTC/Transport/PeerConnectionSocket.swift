@@ -2,7 +2,9 @@ import NIOCore
 import NIOPosix
 
 /// A UDP socket of its own for one client peer connection: bind it first (its address is the SDP host candidate),
-/// then ``attach(_:onEvent:)`` the connection once the answer is known.
+/// then ``attach(_:onEvent:)`` the connection once the answer is known, or, for an owner that runs its
+/// ``PeerConnection`` itself (the SDK's session core), take the datagrams with ``receiveDatagrams(_:)`` and put its
+/// own on the wire with ``send(_:to:)``.
 ///
 /// Threading: the socket's channel loop owns the connection; `attach`, `sendRTP`, `sendRTCP` and `close` hop onto it.
 public final class PeerConnectionSocket: @unchecked Sendable {
@@ -68,6 +70,20 @@ public final class PeerConnectionSocket: @unchecked Sendable {
         }
     }
 
+    /// Hands every datagram that arrives from now on to `receive` (on ``eventLoop``, where this must be called),
+    /// instead of to an attached connection.
+    public func receiveDatagrams(_ receive: @escaping ([UInt8], STUNAddress) -> Void) {
+        eventLoop.preconditionInEventLoop()
+        handler.receiver = receive
+    }
+
+    /// Puts one datagram on the wire to `target`; call on ``eventLoop``.
+    public func send(_ datagram: [UInt8], to target: STUNAddress) {
+        eventLoop.preconditionInEventLoop()
+        channel.writeAndFlush(AddressedEnvelope(remoteAddress: target.socketAddress,
+                                                data: channel.allocator.buffer(bytes: datagram)), promise: nil)
+    }
+
     /// Sends an RTP packet over the attached connection (dropped when it is not connected). On the socket's own loop
     /// (the SDK's session loop) it sends at once; from elsewhere it hops there.
     public func sendRTP(_ packet: [UInt8]) {
@@ -101,6 +117,7 @@ public final class PeerConnectionSocket: @unchecked Sendable {
     private func closeOnLoop(promise: EventLoopPromise<Void>?) {
         handler.driver?.stop()
         handler.driver = nil
+        handler.receiver = nil
         channel.close(promise: promise)
     }
 
@@ -112,15 +129,20 @@ public final class PeerConnectionSocket: @unchecked Sendable {
     }
 }
 
-/// Hands received datagrams to the attached driver; lives on the channel's loop.
+/// Hands received datagrams to the attached driver, or to the owner's receiver; lives on the channel's loop.
 private final class DatagramHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     var driver: PeerConnectionDriver?
+    var receiver: (([UInt8], STUNAddress) -> Void)?
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
-        guard let driver, let source = STUNAddress(envelope.remoteAddress) else { return }
-        driver.receive(Array(envelope.data.readableBytesView), from: source)
+        guard let source = STUNAddress(envelope.remoteAddress) else { return }
+        if let receiver {
+            receiver(Array(envelope.data.readableBytesView), source)
+        } else if let driver {
+            driver.receive(Array(envelope.data.readableBytesView), from: source)
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

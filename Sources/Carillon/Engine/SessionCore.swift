@@ -1,0 +1,447 @@
+import CarillonCodecs
+import CarillonProtocol
+import CarillonRTC
+import NIOCore
+
+/// One client session as a synchronous state machine (sans-IO): the signaling core (``SignalingSessionCore``), the
+/// audio core (``SessionMediaCore``), the video core (``SessionVideoCore``) and the media connection's
+/// ``PeerConnection``, wired together. Fed the app's commands, the sockets' events and datagrams, the captured audio
+/// and the time, it returns ``SessionCoreEffect``s and its next deadline (``nextDeadline``), the earliest of its
+/// parts'. It never reads a clock or touches a socket or device.
+///
+/// What the wiring does: a media plan from signaling becomes a socket bind, then an offer on the bound address; the
+/// answer becomes the peer connection (or, on a renegotiation, a new video configuration); a connected peer starts
+/// the audio clock and the video send and receive streams; received RTP goes to the video core by SSRC, else to the
+/// audio core, RTCP to both; what the audio and video cores send goes through the peer; the video core's measured
+/// metrics go to the audio core's once-a-second report, its CLIENT_METRIC to signaling; a dead path reconnects.
+///
+/// ``SessionEngine`` is its shell in the SDK; the virtual-time meeting of the tests drives the same type.
+///
+/// Threading: not thread-safe; one owner (the session's event loop) calls it.
+final class SessionCore {
+    /// The random parts of one media connection, drawn when its socket is bound (a test draws them from a seed).
+    struct MediaIdentifiers: Sendable {
+        /// The audio stream's SSRC (also the sender SSRC of the session's reports).
+        var audioSSRC: UInt32
+        /// The camera stream's SSRC and its RTX SSRC.
+        var videoSSRC: UInt32
+        var rtxSSRC: UInt32
+        /// The ICE tie-breaker of the peer connection.
+        var tieBreaker: UInt64
+        /// The audio stream's first RTP sequence number and timestamp.
+        var firstSequenceNumber: UInt16
+        var firstTimestamp: UInt32
+
+        /// Fresh random identifiers.
+        static func random() -> MediaIdentifiers {
+            MediaIdentifiers(audioSSRC: .random(in: 1...UInt32.max), videoSSRC: .random(in: 1...UInt32.max),
+                             rtxSSRC: .random(in: 1...UInt32.max), tieBreaker: .random(in: 1...UInt64.max),
+                             firstSequenceNumber: .random(in: .min ... .max), firstTimestamp: .random(in: .min ... .max))
+        }
+    }
+
+    /// The media connection of the current signaling connection.
+    private struct MediaConnection {
+        let local: TransportDescription
+        let identifiers: MediaIdentifiers
+        /// The server's answer, once it came.
+        var answer: SessionMediaAnswer?
+        /// What the last SUBSCRIBE_ACK settled about video.
+        var video: SessionVideoNegotiation?
+        /// The peer connection, once the first answer came.
+        var peer: PeerConnection?
+    }
+
+    /// The signaling part (the roster, the video sources and the phase are read from it).
+    private(set) var signaling: SignalingSessionCore
+    /// The audio part, for the session's whole life (its connection-health verdicts span media connections).
+    let media = SessionMediaCore()
+    /// The video part of the current media connection.
+    let video = SessionVideoCore()
+    /// Bumped whenever media is torn down, so a late bind or datagram of an abandoned connection is ignored.
+    private(set) var mediaGeneration = 0
+
+    private let certificate: DTLSCertificate?
+    private let makeIdentifiers: () -> MediaIdentifiers
+    private let logger: any Logger
+    private var audioConfiguration = AudioVideoConfiguration()
+    /// What the app asked for its local video: the cap (bit/s, 0 default) and whether it is screen content.
+    private var videoSendSettings = (maximumBitrate: 0, screenContent: false)
+    /// The size of the local video's pictures, as last told to signaling.
+    private var videoSourceSize = (width: 0, height: 0)
+    /// The plan a media socket is being bound for.
+    private var pendingPlan: SessionMediaPlan?
+    private var connection: MediaConnection?
+
+    /// Creates the core of a session joining as `credentials`; `certificate` is the DTLS identity of its media
+    /// connections (nil: media cannot connect, and each attempt fails), `makeIdentifiers` draws each media
+    /// connection's SSRCs and sequence starts, `random` the signaling core's reconnect jitter.
+    init(credentials: MeetingSessionCredentials, audioHost: String, audioSessionId: UInt64,
+         certificate: DTLSCertificate?, logger: any Logger,
+         makeIdentifiers: @escaping () -> MediaIdentifiers = MediaIdentifiers.random,
+         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        signaling = SignalingSessionCore(credentials: credentials, audioHost: audioHost, audioSessionId: audioSessionId,
+                                         random: random)
+        self.certificate = certificate
+        self.makeIdentifiers = makeIdentifiers
+        self.logger = logger
+    }
+
+    /// The earliest deadline of the parts: call ``tick(now:captured:)`` then.
+    var nextDeadline: NIODeadline? {
+        signaling.nextDeadline.earlier(media.nextDeadline).earlier(video.nextDeadline)
+            .earlier(connection?.peer?.nextDeadline)
+    }
+
+    /// Whether a 20 ms audio frame is due at `now`: the shell reads one from the input for ``tick(now:captured:)``.
+    func isAudioFrameDue(now: NIODeadline) -> Bool { media.nextDeadline.map { $0 <= now } ?? false }
+
+    // MARK: The app's commands
+
+    /// Starts the session (`audioVideo.start`): Voice Focus off, then signaling connects.
+    func start(configuration: AudioVideoConfiguration, reconnectBudget: TimeAmount, now: SessionTime) -> [SessionCoreEffect] {
+        audioConfiguration = configuration
+        // Off at every start (a library, not a state, is held here: nothing to fail).
+        try? media.setVoiceFocus(nil)
+        return signal(now) { $0.start(reconnectBudget: reconnectBudget, now: $1) }
+    }
+
+    /// Stops the session (`audioVideo.stop`): LEAVE, then media and signaling close.
+    func stop(now: SessionTime) -> [SessionCoreEffect] { signal(now) { $0.stop(now: $1) } }
+
+    /// Mutes or unmutes: the server is told (AUDIO_CONTROL) and nothing is sent while muted.
+    func setMuted(_ muted: Bool, now: SessionTime) -> [SessionCoreEffect] {
+        let effects = signal(now) { $0.setMuted(muted, now: $1).actions }
+        media.setMuted(muted)
+        return effects
+    }
+
+    /// Turns Voice Focus on with `library` or off with nil, from the next frame.
+    func setVoiceFocus(_ library: RNNoiseLibrary?) throws(NoiseSuppressorError) { try media.setVoiceFocus(library) }
+
+    /// Turns echo cancellation on or off for the devices just opened (``SessionCoreEffect/media(_:)`` `openDevices`).
+    func setEchoCancellation(_ enabled: Bool) throws(EchoCanceller.Failure) { try media.setEchoCancellation(enabled) }
+
+    /// The app chose other devices: the audio core reopens them.
+    func devicesChanged(now: SessionTime) -> [SessionCoreEffect] { carryOut(media.devicesChanged(), now: now) }
+
+    /// Sends a validated data message; nil when the session is not in the meeting.
+    func sendDataMessage(topic: String, data: [UInt8], lifetimeMs: Int32, now: SessionTime) -> [SessionCoreEffect] {
+        signal(now) { $0.dataMessage(topic: topic, data: data, lifetimeMs: lifetimeMs, now: $1) ?? [] }
+    }
+
+    /// Starts sending the local video (`startLocalVideo`) at most `maxBitRateKbps` (0: the default).
+    func startSendingVideo(maxBitRateKbps: UInt32, screenContent: Bool, simulcast: Bool, highResolution: Bool,
+                           now: SessionTime) -> [SessionCoreEffect] {
+        videoSendSettings = (Int(maxBitRateKbps) * 1_000, screenContent)
+        return signal(now) {
+            $0.setSendingVideo(true, maxBitrateKbps: maxBitRateKbps, simulcast: simulcast, highResolution: highResolution,
+                               now: $1)
+        }
+    }
+
+    /// Stops sending the local video (`stopLocalVideo`).
+    func stopSendingVideo(now: SessionTime) -> [SessionCoreEffect] { signal(now) { $0.setSendingVideo(false, now: $1) } }
+
+    /// One picture of the local video: a new size is announced (SUBSCRIBE's layer sizes), then it is encoded and
+    /// sent when the video core sends.
+    func videoFrame(_ image: I420Image, timestampNanoseconds: Int64, now: SessionTime) -> [SessionCoreEffect] {
+        var effects: [SessionCoreEffect] = []
+        if (image.width, image.height) != videoSourceSize {
+            videoSourceSize = (image.width, image.height)
+            effects += signal(now) { $0.setVideoSourceSize(width: image.width, height: image.height, now: $1) }
+        }
+        guard video.isSending else { return effects }
+        return effects + carryOut(video.send(image, timestampNanoseconds: timestampNanoseconds, now: now.monotonic), now: now)
+    }
+
+    /// Starts or stops receiving remote video (`startRemoteVideo`/`stopRemoteVideo`).
+    func setReceivingVideo(_ receiving: Bool, now: SessionTime) -> [SessionCoreEffect] {
+        signal(now) { $0.setReceivingVideo(receiving, now: $1) }
+    }
+
+    /// Changes the remote video subscriptions (`updateVideoSourceSubscriptions`), by attendee id.
+    func updateVideoSubscriptions(addedOrUpdated: [String: SessionMediaPlan.ReceivePreference], removed: [String],
+                                  now: SessionTime) -> [SessionCoreEffect] {
+        signal(now) { $0.updateVideoSubscriptions(addedOrUpdated: addedOrUpdated, removed: removed, now: $1) }
+    }
+
+    /// Pauses or resumes one remote video at the server (`pauseRemoteVideoTile`).
+    func setRemoteVideoPaused(_ paused: Bool, groupId: UInt32, now: SessionTime) -> [SessionCoreEffect] {
+        signal(now) { $0.setRemoteVideoPaused(paused, groupId: groupId, now: $1) }
+    }
+
+    /// Whether remote video `videoId` is decoded (a view is bound to its tile).
+    func setRemoteVideoDecoded(_ decoded: Bool, videoId: Int, now: SessionTime) -> [SessionCoreEffect] {
+        carryOut(video.setDecoded(decoded, videoId: videoId, now: now.monotonic), now: now)
+    }
+
+    // MARK: The sockets and the clock
+
+    /// The signaling WebSocket opened.
+    func signalingOpened(now: SessionTime) -> [SessionCoreEffect] { signal(now) { $0.socketOpened(now: $1) } }
+
+    /// A decoded frame arrived on signaling.
+    func signalingReceived(_ frame: SdkSignalFrame, now: SessionTime) -> [SessionCoreEffect] {
+        signal(now) { $0.received(frame, now: $1) }
+    }
+
+    /// The signaling WebSocket closed, with its close code when it had one.
+    func signalingClosed(code: UInt16?, now: SessionTime) -> [SessionCoreEffect] {
+        signal(now) { $0.socketClosed(code: code, now: $1) }
+    }
+
+    /// The signaling WebSocket's TLS handshake failed (the join token was not sent): no retry.
+    func signalingFailedTLS(now: SessionTime) -> [SessionCoreEffect] { signal(now) { $0.socketFailedTLS(now: $1) } }
+
+    /// The media socket asked for by ``SessionCoreEffect/bindMediaSocket(generation:)`` is bound at `address`: the
+    /// offer is made for it. Ignored for an older generation.
+    func mediaSocketBound(_ address: STUNAddress, generation: Int, now: SessionTime) -> [SessionCoreEffect] {
+        guard generation == mediaGeneration, let plan = pendingPlan, let certificate else { return [] }
+        pendingPlan = nil
+        let local = TransportDescription(ice: .random(), fingerprint: certificate.fingerprint, setup: .actpass,
+                                         candidates: [TransportDescription.hostCandidate(for: address)])
+        let identifiers = makeIdentifiers()
+        connection = MediaConnection(local: local, identifiers: identifiers)
+        let offer = plan.offer(transport: local, audioSSRC: identifiers.audioSSRC,
+                               videoSSRCs: (identifiers.videoSSRC, identifiers.rtxSSRC), cname: signaling.credentials.attendeeId)
+        return signal(now) { $0.mediaOfferReady(offer.serialized, now: $1) }
+    }
+
+    /// The media socket could not be bound: the attempt fails (signaling reconnects).
+    func mediaSocketFailed(generation: Int, now: SessionTime) -> [SessionCoreEffect] {
+        guard generation == mediaGeneration else { return [] }
+        pendingPlan = nil
+        return signal(now) { $0.mediaFailed(now: $1) }
+    }
+
+    /// A datagram arrived on the media socket of `generation` from `source`.
+    func received(datagram: consuming [UInt8], from source: STUNAddress, generation: Int, now: SessionTime)
+        -> [SessionCoreEffect] {
+        guard generation == mediaGeneration, let peer = connection?.peer else { return [] }
+        return peerOutput(peer.receive(datagram, from: source, now: now.monotonic), now: now)
+    }
+
+    /// Runs what is due at `now`: the peer connection's timers, the audio frame (`captured`: what the shell read from
+    /// the input because ``isAudioFrameDue(now:)``), signaling's timers, the video core's.
+    func tick(now: SessionTime, captured: AudioFrame?) -> [SessionCoreEffect] {
+        var effects: [SessionCoreEffect] = []
+        if let peer = connection?.peer, let due = peer.nextDeadline, due <= now.monotonic {
+            effects += peerOutput(peer.tick(now: now.monotonic), now: now)
+        }
+        if isAudioFrameDue(now: now.monotonic) {
+            effects += carryOut(media.frameTick(captured: captured, now: now), now: now)
+        }
+        if let due = signaling.nextDeadline, due <= now.monotonic {
+            effects += signal(now) { $0.tick(now: $1) }
+        }
+        if let due = video.nextDeadline, due <= now.monotonic {
+            video.roundTrip = media.roundTrip ?? SessionVideoCore.defaultRoundTrip
+            effects += carryOut(video.tick(now: now.monotonic), now: now)
+        }
+        return effects
+    }
+
+    // MARK: Wiring
+
+    /// Steps the signaling core and carries out what it asks.
+    private func signal(_ now: SessionTime, _ step: (inout SignalingSessionCore, SessionTime) -> [SessionAction])
+        -> [SessionCoreEffect] {
+        let actions = step(&signaling, now)
+        var effects: [SessionCoreEffect] = []
+        for action in actions {
+            switch action {
+            case .openSocket: effects.append(.openSignaling)
+            case .send(let frame): effects.append(.sendSignaling(frame))
+            case .closeSocket: effects.append(.closeSignaling)
+            case .event(let event): effects.append(.event(event))
+            case .prepareMedia(let plan): effects += prepareMedia(plan, now: now)
+            case .renegotiateMedia(let plan): effects += renegotiateMedia(plan, now: now)
+            case .connectMedia(let answer, let video): effects += connectMedia(answer: answer, video: video, now: now)
+            case .applyAnswer(let answer, let video): effects += applyAnswer(answer, video: video, now: now)
+            case .stopMedia: effects += stopMedia(now: now)
+            case .setVideoPausedAtSource(let streamIds): effects += carryOut(video.setPausedAtSource(streamIds), now: now)
+            }
+        }
+        return effects
+    }
+
+    /// Carries out what the audio or video core asks: packets through the peer, metrics and verdicts routed; the
+    /// rest goes to the shell.
+    private func carryOut(_ mediaEffects: [SessionMediaEffect], now: SessionTime) -> [SessionCoreEffect] {
+        var effects: [SessionCoreEffect] = []
+        for effect in mediaEffects {
+            switch effect {
+            case .sendRTP(let packet):
+                if let (datagram, target) = connection?.peer?.sendRTP(packet) { effects.append(.sendDatagram(datagram, to: target)) }
+            case .sendRTCP(let compound):
+                if let (datagram, target) = connection?.peer?.sendRTCP(compound) {
+                    effects.append(.sendDatagram(datagram, to: target))
+                }
+            case .videoMetrics(let metrics):
+                media.videoMetricsMeasured(metrics, now: now.monotonic)
+            case .clientMetric(let frame):
+                effects += signal(now) { core, now in core.clientMetric(frame, now: now) }
+            case .reconnect:
+                logger.error(msg: "no audio received for \(AudioConnectionHealth.silentSamplesBeforeReconnect) s: reconnecting")
+                effects += signal(now) { $0.mediaFailed(cause: .connectionHealthReconnect, now: $1) }
+            default:
+                effects.append(.media(effect))
+            }
+        }
+        return effects
+    }
+
+    /// A new media connection: the old one goes, a socket is bound for the new one (the offer follows the bind).
+    private func prepareMedia(_ plan: SessionMediaPlan, now: SessionTime) -> [SessionCoreEffect] {
+        var effects = stopMedia(now: now)
+        guard certificate != nil else {
+            logger.error(msg: "no DTLS certificate: media cannot connect")
+            return effects + signal(now) { $0.mediaFailed(now: $1) }
+        }
+        pendingPlan = plan
+        effects.append(.bindMediaSocket(generation: mediaGeneration))
+        return effects
+    }
+
+    /// A new offer on the running media connection (same transport): only the video m-lines change.
+    private func renegotiateMedia(_ plan: SessionMediaPlan, now: SessionTime) -> [SessionCoreEffect] {
+        guard let connection else { return [] }
+        let identifiers = connection.identifiers
+        let offer = plan.offer(transport: connection.local, audioSSRC: identifiers.audioSSRC,
+                               videoSSRCs: (identifiers.videoSSRC, identifiers.rtxSSRC), cname: signaling.credentials.attendeeId)
+        return signal(now) { $0.mediaOfferReady(offer.serialized, now: $1) }
+    }
+
+    /// Applies the server's answer: a controlling ICE agent towards the answer's candidates, DTLS as negotiated.
+    private func connectMedia(answer text: String, video negotiation: SessionVideoNegotiation, now: SessionTime)
+        -> [SessionCoreEffect] {
+        guard var connection, let certificate else { return [] }
+        do {
+            let answer = try SessionMediaAnswer(answer: text, local: connection.local, certificate: certificate)
+            var configuration = answer.configuration
+            configuration.tieBreaker = connection.identifiers.tieBreaker
+            let peer = try PeerConnection(configuration: configuration)
+            connection.answer = answer
+            connection.video = negotiation
+            connection.peer = peer
+            self.connection = connection
+            return peerOutput(peer.start(now: now.monotonic), now: now)
+        } catch {
+            logger.error(msg: "the server's answer cannot be used: \(error)")
+            return signal(now) { $0.mediaFailed(now: $1) }
+        }
+    }
+
+    /// Applies the answer to a renegotiation: the video core takes the new send and receive configuration.
+    private func applyAnswer(_ text: String, video negotiation: SessionVideoNegotiation, now: SessionTime)
+        -> [SessionCoreEffect] {
+        guard var connection, let certificate else { return [] }
+        do {
+            connection.answer = try SessionMediaAnswer(answer: text, local: connection.local, certificate: certificate)
+            connection.video = negotiation
+            self.connection = connection
+            return configureVideo(now: now)
+        } catch {
+            logger.error(msg: "the server's answer to a renegotiation cannot be used: \(error)")
+            return []
+        }
+    }
+
+    /// What the peer connection sends goes out; what it reports is routed.
+    private func peerOutput(_ output: PeerConnectionOutput, now: SessionTime) -> [SessionCoreEffect] {
+        var effects = output.datagrams.map { SessionCoreEffect.sendDatagram($0.0, to: $0.1) }
+        for event in output.events {
+            switch event {
+            case .connected(let profile):
+                logger.info(msg: "media connected (\(profile))")
+                effects += startAudio(now: now)
+                effects += configureVideo(now: now)
+                effects += signal(now) { $0.mediaConnected(now: $1) }
+            case .rtp(let packet):
+                if video.receives(ssrc: packet.ssrc) {
+                    effects += carryOut(video.received(rtp: packet, now: now.monotonic), now: now)
+                } else {
+                    media.received(rtp: packet, now: now)
+                }
+            case .rtcp(let packets):
+                media.received(rtcp: packets, now: now)
+                // The video core takes feedback about what it sends and the server's sender reports about what it
+                // receives (echoed so the server measures its round trip).
+                effects += carryOut(video.received(rtcp: packets, now: now.monotonic), now: now)
+            case .failed(let failure):
+                logger.error(msg: "media failed: \(failure)")
+                effects += signal(now) { $0.mediaFailed(now: $1) }
+            case .closed:
+                // The server closes media when it ends the session on purpose; signaling says why (and may arrive
+                // later than this datagram), and ICE consent fails within 30 s if the server is gone for real.
+                logger.info(msg: "the server closed the media connection")
+            case .iceConnected, .pathChanged:
+                break
+            }
+        }
+        return effects
+    }
+
+    /// Starts the audio core for the connected media: it asks for the devices and runs the 20 ms clock.
+    private func startAudio(now: SessionTime) -> [SessionCoreEffect] {
+        guard let connection, let answer = connection.answer else { return [] }
+        let identifiers = connection.identifiers
+        let audio = SessionMediaCore.Connection(
+            ssrc: identifiers.audioSSRC, cname: signaling.credentials.attendeeId, payloadType: answer.opusPayloadType,
+            audioLevelExtensionId: answer.audioLevelExtensionId, audioMode: audioConfiguration.audioMode,
+            capabilities: audioConfiguration.audioDeviceCapabilities, muted: signaling.isMuted,
+            firstSequenceNumber: identifiers.firstSequenceNumber, firstTimestamp: identifiers.firstTimestamp)
+        do {
+            return carryOut(try media.connected(audio, now: now), now: now)
+        } catch {
+            logger.error(msg: "audio cannot start: \(error)")
+            return []
+        }
+    }
+
+    /// Hands the video core what the current answer and SUBSCRIBE_ACK settled (once media is connected).
+    private func configureVideo(now: SessionTime) -> [SessionCoreEffect] {
+        guard let connection, let answer = connection.answer, let negotiation = connection.video, media.isConnected
+        else { return [] }
+        let identifiers = connection.identifiers
+        let videoSSRCs = (media: identifiers.videoSSRC, rtx: identifiers.rtxSSRC)
+        var send: SessionVideoCore.SendConfiguration?
+        if negotiation.plan.sendsVideo, !negotiation.sendingRefused, let accepted = answer.videoSend {
+            send = SessionVideoCore.SendConfiguration(
+                ssrc: videoSSRCs.media, rtxSSRC: videoSSRCs.rtx, payloadType: accepted.payloadType,
+                rtxPayloadType: accepted.rtxPayloadType, transportCCExtensionId: accepted.transportCCExtensionId,
+                cname: signaling.credentials.attendeeId, streamId: negotiation.sendStreamId,
+                maximumBitrate: videoSendSettings.maximumBitrate, screenContent: videoSendSettings.screenContent)
+            if !negotiation.plan.sendLayers.isEmpty, accepted.ridExtensionId != nil {
+                send?.simulcast = SessionVideoCore.simulcastStreams(negotiation.plan.sendLayers, videoSSRCs: videoSSRCs)
+                send?.ridExtensionId = accepted.ridExtensionId
+                send?.repairedRidExtensionId = accepted.repairedRidExtensionId
+            }
+        }
+        let tracks = negotiation.tracks.compactMap { track -> SessionVideoCore.ReceiveTrack? in
+            guard let line = answer.videoReceive.first(where: { $0.mid == track.mid }) else { return nil }
+            return SessionVideoCore.ReceiveTrack(
+                mid: track.mid, streamId: track.streamId, groupId: track.groupId, attendeeId: track.attendeeId,
+                ssrc: line.ssrc, rtxSSRC: line.rtxSSRC, payloadType: line.payloadType,
+                rtxPayloadType: line.rtxPayloadType, transportCCExtensionId: line.transportCCExtensionId)
+        }
+        return carryOut(video.configure(send: send, receive: tracks, reportSSRC: identifiers.audioSSRC,
+                                        now: now.monotonic), now: now)
+    }
+
+    /// Ends the media connection: the audio and video cores stop, the peer sends close_notify, the socket closes.
+    private func stopMedia(now: SessionTime) -> [SessionCoreEffect] {
+        var effects = carryOut(media.stop(), now: now)
+        effects += carryOut(video.stop(now: now.monotonic), now: now)
+        mediaGeneration += 1
+        pendingPlan = nil
+        guard let connection else { return effects }
+        self.connection = nil
+        if let peer = connection.peer {
+            effects += peer.close().datagrams.map { SessionCoreEffect.sendDatagram($0.0, to: $0.1) }
+        }
+        effects.append(.closeMediaSocket)
+        return effects
+    }
+}
