@@ -6,31 +6,33 @@ import NIOCore
 @testable import Carillon
 @testable import CarillonServer
 
-/// A whole meeting in virtual time: SDK session cores (signaling and media) for each attendee, the server's
-/// signaling and media cores, and real `PeerConnection`s (ICE, DTLS, SRTP) between them over seeded
-/// `SimulatedLink`s. No socket, no thread, no real clock: the loop jumps from deadline to deadline, so a minute of
-/// meeting takes seconds, and the same seed gives the same run.
+/// A whole meeting in virtual time: the SDK's own ``SessionCore`` for each attendee (signaling, audio, video and its
+/// `PeerConnection`, wired as in the product), the server's signaling and media cores with real `PeerConnection`s
+/// (ICE, DTLS, SRTP), over seeded `SimulatedLink`s. No socket, no thread, no real clock: the loop jumps from deadline
+/// to deadline, so a minute of meeting takes seconds, and the same seed gives the same run.
 ///
-/// The wiring mirrors the shells (`SessionEngine`, `MeetingRoom`, `MeetingMedia`) using the same negotiation types
-/// (`SessionMediaAnswer`, `MeetingMediaNegotiation`); signaling frames travel reliably and in order after
-/// ``signalingDelay``, as over TCP.
+/// The client side is the product's composition: this harness only does what `SessionEngine` does as a shell (moves
+/// frames and datagrams, gives the clock, a tone for the microphone and a pattern for the camera, and records what
+/// the app would see). The server side mirrors `MeetingRoom` and `MeetingMedia` with the same negotiation type
+/// (`MeetingMediaNegotiation`). Signaling frames travel reliably and in order after ``signalingDelay``, as over TCP.
 final class VirtualMeeting {
-    /// One attendee: its SDK cores, its media connection, its microphone (a tone or silence) and what it played.
+    /// One attendee: its SDK session core, its microphone (a tone or silence), its camera and what it played and saw.
     final class Attendee {
         let name: String
         let identity: AttendeeIdentity
-        var signaling: SignalingSessionCore
-        let media = SessionMediaCore()
-        let certificate: DTLSCertificate
+        /// The SDK's session, as the product composes it.
+        let session: SessionCore
+        /// Its parts, for the tests' questions.
+        var signaling: SignalingSessionCore { session.signaling }
+        var media: SessionMediaCore { session.media }
+        var video: SessionVideoCore { session.video }
         let address: STUNAddress
         var tone: ToneGenerator?
         var audioConfiguration = AudioVideoConfiguration()
         /// The server's name for the attendee's current socket.
         var connection: SignalingConnectionID?
-        var peer: PeerConnection?
-        var local: TransportDescription?
-        var answer: SessionMediaAnswer?
-        var ssrc: UInt32 = 0
+        /// The core's media generation the attendee's UDP socket is bound for (nil: none bound).
+        var mediaSocket: Int?
         /// Conditions of the attendee's links, each way.
         var up: SimulatedLink
         var down: SimulatedLink
@@ -45,11 +47,6 @@ final class VirtualMeeting {
         var poor = 0
         var recovered = 0
         // Video.
-        let video = SessionVideoCore()
-        var videoSSRCs: (media: UInt32, rtx: UInt32) = (0, 0)
-        var videoNegotiation: SessionVideoNegotiation?
-        /// The camera's cap in bit/s (0: the session's default).
-        var videoMaximumBitrate = 400_000
         /// Every SUBSCRIBE the session sent, in order.
         var subscribes: [SdkSubscribeFrame] = []
         /// The attendee's camera: a pattern in its colour at 320x180, 15 fps, once it sends video.
@@ -93,13 +90,18 @@ final class VirtualMeeting {
         init(name: String, index: Int, frequency: Double?, conditions: LinkConditions, seed: UInt64) throws {
             self.name = name
             identity = AttendeeIdentity(attendeeId: "attendee-\(name)", externalUserId: name)
-            signaling = SignalingSessionCore(
+            // The random parts of each media connection fixed by the attendee's index, so a seed gives one run.
+            let ssrc = 0x1000 + UInt32(index)
+            let identifiers = SessionCore.MediaIdentifiers(
+                audioSSRC: ssrc, videoSSRC: 0x5000 + UInt32(index), rtxSSRC: 0x6000 + UInt32(index),
+                tieBreaker: UInt64(ssrc) &* 0x9E37_79B9, firstSequenceNumber: UInt16(truncatingIfNeeded: ssrc &* 7_919),
+                firstTimestamp: ssrc &* 104_729)
+            session = SessionCore(
                 credentials: MeetingSessionCredentials(attendeeId: identity.attendeeId, externalUserId: name, joinToken: "token-\(name)"),
                 audioHost: "udp://127.0.0.1:3478", audioSessionId: UInt64(index + 1),
-                random: { 0.5 })
-            certificate = try DTLSCertificate.generate(commonName: name)
+                certificate: try DTLSCertificate.generate(commonName: name), logger: ConsoleLogger(name: name, level: .OFF),
+                makeIdentifiers: { identifiers }, random: { 0.5 })
             address = STUNAddress(address: [127, 0, 0, UInt8(10 + index)], port: 40_000)!
-            videoSSRCs = (0x5000 + UInt32(index), 0x6000 + UInt32(index))
             tone = frequency.map { ToneGenerator(frequency: $0, amplitude: 0.3) }
             up = SimulatedLink(conditions: conditions, seed: seed &+ UInt64(2 * index))
             down = SimulatedLink(conditions: conditions, seed: seed &+ UInt64(2 * index + 1))
@@ -162,7 +164,7 @@ final class VirtualMeeting {
                                     seed: seed &* 1_000)
         configure(attendee)
         attendees.append(attendee)
-        client(attendee) { $0.start(reconnectBudget: .seconds(30), now: $1) }
+        client(attendee) { $0.start(configuration: attendee.audioConfiguration, reconnectBudget: .seconds(30), now: $1) }
         return attendee
     }
 
@@ -173,14 +175,16 @@ final class VirtualMeeting {
     func startVideo(_ attendee: Attendee, color: VideoTestPattern.Color, sending: Bool = true, receive: Bool = true,
                     simulcast: Bool = false, width: Int = 320, height: Int = 180, maxBitRateKbps: Int? = nil) throws {
         if sending {
-            attendee.camera = try VideoTestPattern(width: width, height: height, color: color)
+            let camera = try VideoTestPattern(width: width, height: height, color: color)
+            attendee.camera = camera
             attendee.nextCameraFrame = now
             let capKbps = maxBitRateKbps ?? (simulcast ? 0 : 400)
-            attendee.videoMaximumBitrate = capKbps * 1_000
             client(attendee) {
-                $0.setSendingVideo(true, maxBitrateKbps: UInt32(capKbps), simulcast: simulcast, now: $1)
-                    + $0.setVideoSourceSize(width: width, height: height, now: $1)
+                $0.startSendingVideo(maxBitRateKbps: UInt32(capKbps), screenContent: false, simulcast: simulcast,
+                                     highResolution: false, now: $1)
             }
+            // The camera's first picture: its size goes into the offer (nothing is sent before media is up).
+            client(attendee) { $0.videoFrame(camera.image(frame: 0), timestampNanoseconds: Int64(now.uptimeNanoseconds), now: $1) }
         }
         if receive { client(attendee) { $0.setReceivingVideo(true, now: $1) } }
     }
@@ -193,7 +197,7 @@ final class VirtualMeeting {
     /// Stops an attendee's camera (`stopLocalVideo`): the session renegotiates without sending video.
     func stopVideo(_ attendee: Attendee) {
         attendee.camera = nil
-        client(attendee) { $0.setSendingVideo(false, now: $1) }
+        client(attendee) { $0.stopSendingVideo(now: $1) }
     }
 
     /// Sets an attendee's remote video subscriptions, as `updateVideoSourceSubscriptions` does (by attendee id).
@@ -204,8 +208,7 @@ final class VirtualMeeting {
 
     /// Mutes or unmutes an attendee, as `realtimeLocalMute()` does.
     func setMuted(_ attendee: Attendee, _ muted: Bool) {
-        client(attendee) { core, now in core.setMuted(muted, now: now).actions }
-        attendee.media.setMuted(muted)
+        client(attendee) { $0.setMuted(muted, now: $1) }
     }
 
     /// What a restarted `carillon serve` looks like to the sessions: every WebSocket closes abnormally (1006) and
@@ -263,8 +266,7 @@ final class VirtualMeeting {
         var deadlines: [NIODeadline?] = [inFlight.first?.arrival, server.nextDeadline, serverMediaTick]
         deadlines += serverPeers.values.map(\.nextDeadline)
         for attendee in attendees {
-            deadlines += [attendee.signaling.nextDeadline, attendee.media.nextDeadline, attendee.peer?.nextDeadline,
-                          attendee.up.nextArrival, attendee.down.nextArrival, attendee.video.nextDeadline,
+            deadlines += [attendee.session.nextDeadline, attendee.up.nextArrival, attendee.down.nextArrival,
                           attendee.video.isSending ? attendee.nextCameraFrame : nil]
         }
         return deadlines.compactMap { $0 }.min()
@@ -292,226 +294,92 @@ final class VirtualMeeting {
                 serverPeer(connection, peer.receive(datagram, from: attendee.address, now: now))
             }
             for datagram in attendee.down.receive(now: now) {
-                guard let peer = attendee.peer else { continue }
-                clientPeer(attendee, peer.receive(datagram, from: serverAddress, now: now))
+                guard let generation = attendee.mediaSocket else { continue }
+                client(attendee) { $0.received(datagram: datagram, from: serverAddress, generation: generation, now: $1) }
             }
         }
         for (connection, peer) in serverPeers.sorted(by: { $0.key < $1.key }) {
             if let due = peer.nextDeadline, due <= now { serverPeer(connection, peer.tick(now: now)) }
         }
         for attendee in attendees {
-            if let peer = attendee.peer, let due = peer.nextDeadline, due <= now { clientPeer(attendee, peer.tick(now: now)) }
-            if let due = attendee.media.nextDeadline, due <= now {
-                let captured = attendee.tone?.next() ?? .silence(format: .mono48k, milliseconds: 20)
-                clientMedia(attendee) { $0.frameTick(captured: captured, now: $1) }
+            if let due = attendee.session.nextDeadline, due <= now {
+                // The microphone gives 20 ms when the session's audio clock asks for it.
+                let captured = attendee.session.isAudioFrameDue(now: now)
+                    ? attendee.tone?.next() ?? .silence(format: .mono48k, milliseconds: 20) : nil
+                client(attendee) { $0.tick(now: $1, captured: captured) }
             }
-            if let due = attendee.signaling.nextDeadline, due <= now { client(attendee) { $0.tick(now: $1) } }
             if let camera = attendee.camera, attendee.video.isSending, let due = attendee.nextCameraFrame, due <= now {
                 // A stalled camera keeps its clock and gives nothing.
                 attendee.nextCameraFrame = due + .nanoseconds(1_000_000_000 / 15)
                 if !attendee.cameraStalled {
                     let picture = camera.image(frame: attendee.cameraFrame)
                     attendee.cameraFrame += 1
-                    clientVideo(attendee, attendee.video.send(picture, timestampNanoseconds: Int64(now.uptimeNanoseconds), now: now))
+                    client(attendee) { $0.videoFrame(picture, timestampNanoseconds: Int64(now.uptimeNanoseconds), now: $1) }
                 }
-            }
-            if let due = attendee.video.nextDeadline, due <= now {
-                attendee.video.roundTrip = attendee.media.roundTrip ?? SessionVideoCore.defaultRoundTrip
-                clientVideo(attendee, attendee.video.tick(now: now))
             }
         }
         if let due = serverMediaTick, due <= now { serverMediaOutputs(serverMedia.tick(now: now)) }
         if let due = server.nextDeadline, due <= now { serverStep { $0.tick(now: $1) } }
     }
 
-    // MARK: Client side (what SessionEngine does)
+    // MARK: Client side (the shell's part of what SessionEngine does)
 
-    private func client(_ attendee: Attendee, _ step: (inout SignalingSessionCore, SessionTime) -> [SessionAction]) {
-        let actions = step(&attendee.signaling, sessionTime)
-        for action in actions {
-            switch action {
-            case .openSocket:
+    /// Steps an attendee's session core and does what it asks, as `SessionEngine` would: frames to the server,
+    /// datagrams onto the uplink, a socket bound at once, and what the app would see recorded.
+    private func client(_ attendee: Attendee, _ step: (SessionCore, SessionTime) -> [SessionCoreEffect]) {
+        for effect in step(attendee.session, sessionTime) {
+            switch effect {
+            case .openSignaling:
                 if let old = attendee.connection { send(.closedAtServer(old)) }
                 let connection = SignalingConnectionID(nextConnection)
                 nextConnection += 1
                 attendee.connection = connection
                 serverStep { $0.accept(connection, identity: attendee.identity, now: $1) }
                 send(.opened(attendee))
-            case .send(let frame):
+            case .sendSignaling(let frame):
                 if frame.type == .subscribe { attendee.subscribes.append(frame.sub) }
+                if frame.type == .clientMetric { attendee.clientMetrics.append(frame.clientMetric) }
                 if let connection = attendee.connection { send(.toServer(connection, frame)) }
-            case .closeSocket:
+            case .closeSignaling:
                 if let connection = attendee.connection { send(.closedAtServer(connection)) }
                 attendee.connection = nil
+            case .bindMediaSocket(let generation):
+                attendee.mediaSocket = generation
+                client(attendee) { $0.mediaSocketBound(attendee.address, generation: generation, now: $1) }
+            case .sendDatagram(let datagram, _):
+                attendee.up.send(datagram, now: now)
+            case .closeMediaSocket:
+                attendee.mediaSocket = nil
             case .event(let event):
                 attendee.events.append(event)
                 if case .volumes(let updates) = event { attendee.volumeUpdates.append((updates, now)) }
-            case .prepareMedia(let plan):
-                stopClientMedia(attendee)
-                let local = TransportDescription(ice: .random(), fingerprint: attendee.certificate.fingerprint, setup: .actpass,
-                                                 candidates: [TransportDescription.hostCandidate(for: attendee.address)])
-                attendee.local = local
-                attendee.ssrc = 0x1000 + UInt32(attendees.firstIndex { $0 === attendee } ?? 0)
-                let offer = plan.offer(transport: local, audioSSRC: attendee.ssrc, videoSSRCs: attendee.videoSSRCs,
-                                       cname: attendee.identity.attendeeId)
-                client(attendee) { $0.mediaOfferReady(offer.serialized, now: $1) }
-            case .renegotiateMedia(let plan):
-                guard let local = attendee.local else { continue }
-                let offer = plan.offer(transport: local, audioSSRC: attendee.ssrc, videoSSRCs: attendee.videoSSRCs,
-                                       cname: attendee.identity.attendeeId)
-                client(attendee) { $0.mediaOfferReady(offer.serialized, now: $1) }
-            case .applyAnswer(let text, let video):
-                guard let local = attendee.local,
-                      let answer = try? SessionMediaAnswer(answer: text, local: local, certificate: attendee.certificate)
-                else { continue }
-                attendee.answer = answer
-                attendee.videoNegotiation = video
-                configureClientVideo(attendee)
-            case .connectMedia(let text, let video):
-                attendee.videoNegotiation = video
-                guard let local = attendee.local,
-                      let answer = try? SessionMediaAnswer(answer: text, local: local, certificate: attendee.certificate),
-                      let peer = try? PeerConnection(configuration: Self.seeded(answer.configuration, attendee.ssrc))
-                else {
-                    client(attendee) { $0.mediaFailed(now: $1) }
-                    continue
-                }
-                attendee.answer = answer
-                attendee.peer = peer
-                clientPeer(attendee, peer.start(now: now))
-            case .stopMedia:
-                stopClientMedia(attendee)
-            case .setVideoPausedAtSource(let streamIds):
-                clientVideo(attendee, attendee.video.setPausedAtSource(streamIds))
+            case .media(let media):
+                appSees(media, attendee)
             }
         }
     }
 
-    /// The configuration with its randomness (ICE tie-breaker, which seeds consent-check timing) fixed, so a seed
-    /// gives one run.
-    private static func seeded(_ configuration: PeerConnectionConfiguration, _ seed: UInt32) -> PeerConnectionConfiguration {
-        var configuration = configuration
-        configuration.tieBreaker = UInt64(seed) &* 0x9E37_79B9
-        return configuration
-    }
-
-    /// What `SessionEngine.configureVideo` does: the answer and SUBSCRIBE_ACK to the video core, once connected.
-    private func configureClientVideo(_ attendee: Attendee) {
-        guard let answer = attendee.answer, let video = attendee.videoNegotiation, attendee.media.isConnected else { return }
-        var send: SessionVideoCore.SendConfiguration?
-        if video.plan.sendsVideo, !video.sendingRefused, let accepted = answer.videoSend {
-            send = .init(ssrc: attendee.videoSSRCs.media, rtxSSRC: attendee.videoSSRCs.rtx, payloadType: accepted.payloadType,
-                         rtxPayloadType: accepted.rtxPayloadType, transportCCExtensionId: accepted.transportCCExtensionId,
-                         cname: attendee.identity.attendeeId, streamId: video.sendStreamId,
-                         maximumBitrate: attendee.videoMaximumBitrate, screenContent: false)
-            if !video.plan.sendLayers.isEmpty, accepted.ridExtensionId != nil {
-                send?.simulcast = SessionVideoCore.simulcastStreams(video.plan.sendLayers, videoSSRCs: attendee.videoSSRCs)
-                send?.ridExtensionId = accepted.ridExtensionId
-                send?.repairedRidExtensionId = accepted.repairedRidExtensionId
-            }
-        }
-        let tracks = video.tracks.compactMap { track -> SessionVideoCore.ReceiveTrack? in
-            guard let line = answer.videoReceive.first(where: { $0.mid == track.mid }) else { return nil }
-            return .init(mid: track.mid, streamId: track.streamId, groupId: track.groupId, attendeeId: track.attendeeId, ssrc: line.ssrc,
-                         rtxSSRC: line.rtxSSRC, payloadType: line.payloadType, rtxPayloadType: line.rtxPayloadType,
-                transportCCExtensionId: line.transportCCExtensionId)
-        }
-        clientVideo(attendee, attendee.video.configure(send: send, receive: tracks, reportSSRC: attendee.ssrc, now: now))
-    }
-
-    private func clientVideo(_ attendee: Attendee, _ effects: [SessionMediaEffect]) {
-        for effect in effects {
-            switch effect {
-            case .sendRTP(let packet), .sendRTCP(let packet):
-                let isRTP: Bool = if case .sendRTP = effect { true } else { false }
-                guard let peer = attendee.peer,
-                      let (datagram, _) = isRTP ? peer.sendRTP(packet) : peer.sendRTCP(packet) else { continue }
-                attendee.up.send(datagram, now: now)
-            case .remoteVideoFrame(let image, _, let videoId, let attendeeId):
-                attendee.receivedVideo(image, videoId: videoId, from: attendeeId, at: now)
-            case .remoteVideoArrived(_, _, _, let videoId, let attendeeId):
-                attendee.noteVideoId(videoId, of: attendeeId)
-                // What an app does when the tile appears: binds a view, so the video is decoded from then on.
-                clientVideo(attendee, attendee.video.setDecoded(true, videoId: videoId, now: now))
-            case .remoteVideoPausedAtSource(_, let attendeeId):
-                attendee.pausedVideos.append((attendeeId, now))
-            case .videoMetrics(let metrics):
-                attendee.media.videoMetricsMeasured(metrics, now: now)
-            default:
-                break
-            }
-        }
-    }
-
-    private func stopClientMedia(_ attendee: Attendee) {
-        clientMedia(attendee) { media, _ in media.stop() }
-        clientVideo(attendee, attendee.video.stop(now: now))
-        attendee.peer = nil
-    }
-
-    private func clientPeer(_ attendee: Attendee, _ output: PeerConnectionOutput) {
-        for (datagram, _) in output.datagrams { attendee.up.send(datagram, now: now) }
-        for event in output.events {
-            switch event {
-            case .connected:
-                guard let answer = attendee.answer else { continue }
-                let connection = SessionMediaCore.Connection(
-                    ssrc: attendee.ssrc, cname: attendee.identity.attendeeId, payloadType: answer.opusPayloadType,
-                    audioLevelExtensionId: answer.audioLevelExtensionId, audioMode: attendee.audioConfiguration.audioMode,
-                    capabilities: attendee.audioConfiguration.audioDeviceCapabilities, muted: attendee.signaling.isMuted,
-                    firstSequenceNumber: UInt16(truncatingIfNeeded: attendee.ssrc &* 7_919), firstTimestamp: attendee.ssrc &* 104_729)
-                clientMedia(attendee) { media, now in (try? media.connected(connection, now: now)) ?? [] }
-                configureClientVideo(attendee)
-                client(attendee) { $0.mediaConnected(now: $1) }
-            case .rtp(let packet):
-                if attendee.video.receives(ssrc: packet.ssrc) {
-                    clientVideo(attendee, attendee.video.received(rtp: packet, now: now))
-                } else {
-                    attendee.media.received(rtp: packet, now: sessionTime)
-                }
-            case .rtcp(let packets):
-                attendee.media.received(rtcp: packets, now: sessionTime)
-                clientVideo(attendee, attendee.video.received(rtcp: packets, now: now))
-            case .failed:
-                client(attendee) { $0.mediaFailed(now: $1) }
-            case .closed, .iceConnected, .pathChanged:
-                break
-            }
-        }
-    }
-
-    private func clientMedia(_ attendee: Attendee, _ step: (SessionMediaCore, SessionTime) -> [SessionMediaEffect]) {
-        for effect in step(attendee.media, sessionTime) {
-            switch effect {
-            case .openDevices, .closeDevices:
-                break
-            case .sendRTP(let packet), .sendRTCP(let packet):
-                let isRTP: Bool = if case .sendRTP = effect { true } else { false }
-                guard let peer = attendee.peer,
-                      let (datagram, _) = isRTP ? peer.sendRTP(packet) : peer.sendRTCP(packet) else { continue }
-                attendee.up.send(datagram, now: now)
-            case .play(let frame):
-                attendee.played.append(frame)
-            case .remoteVideoFrame(let image, _, let videoId, let attendeeId):
-                attendee.receivedVideo(image, videoId: videoId, from: attendeeId, at: now)
-            case .remoteVideoPausedAtSource(_, let attendeeId):
-                attendee.pausedVideos.append((attendeeId, now))
-            case .videoStatistics, .remoteVideoArrived:
-                break
-            case .videoMetrics(let metrics):
-                attendee.media.videoMetricsMeasured(metrics, now: now)
-            case .metrics(let metrics):
-                attendee.metrics.append(metrics)
-            case .clientMetric(let frame):
-                attendee.clientMetrics.append(frame)
-                client(attendee) { core, now in core.clientMetric(frame, now: now) }
-            case .connectionBecamePoor:
-                attendee.poor += 1
-            case .connectionRecovered:
-                attendee.recovered += 1
-            case .reconnect:
-                client(attendee) { $0.mediaFailed(cause: .connectionHealthReconnect, now: $1) }
-            }
+    /// What the devices and the app get from the media side: played audio, remote video, metrics, verdicts.
+    private func appSees(_ effect: SessionMediaEffect, _ attendee: Attendee) {
+        switch effect {
+        case .play(let frame):
+            attendee.played.append(frame)
+        case .remoteVideoFrame(let image, _, let videoId, let attendeeId):
+            attendee.receivedVideo(image, videoId: videoId, from: attendeeId, at: now)
+        case .remoteVideoArrived(_, _, _, let videoId, let attendeeId):
+            attendee.noteVideoId(videoId, of: attendeeId)
+            // What an app does when the tile appears: binds a view, so the video is decoded from then on.
+            client(attendee) { $0.setRemoteVideoDecoded(true, videoId: videoId, now: $1) }
+        case .remoteVideoPausedAtSource(_, let attendeeId):
+            attendee.pausedVideos.append((attendeeId, now))
+        case .metrics(let metrics):
+            attendee.metrics.append(metrics)
+        case .connectionBecamePoor:
+            attendee.poor += 1
+        case .connectionRecovered:
+            attendee.recovered += 1
+        case .openDevices, .closeDevices, .videoStatistics, .sendRTP, .sendRTCP, .videoMetrics, .clientMetric, .reconnect:
+            break
         }
     }
 
@@ -646,12 +514,12 @@ final class VirtualMeeting {
             if frame.type == .bitrates, frame.bitrates.hasServerAvailableOutgoingBitrate {
                 attendee.serverEstimates.append((frame.bitrates.serverAvailableOutgoingBitrate, now))
             }
-            client(attendee) { $0.received(frame, now: $1) }
+            client(attendee) { $0.signalingReceived(frame, now: $1) }
         case .opened(let attendee):
-            client(attendee) { $0.socketOpened(now: $1) }
+            client(attendee) { $0.signalingOpened(now: $1) }
         case .closedAtClient(let attendee, let code):
             attendee.connection = nil
-            client(attendee) { $0.socketClosed(code: code, now: $1) }
+            client(attendee) { $0.signalingClosed(code: code, now: $1) }
         case .closedAtServer(let connection):
             endServerMedia(connection)
             serverStep { $0.disconnected(connection, now: $1) }
