@@ -39,10 +39,13 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // Hashes, MACs, constant-time comparison and secure random bytes over OpenSSL: shared by the transport
+        // (STUN integrity, DTLS) and the protocol (SigV4, join tokens) without either depending on the other.
+        .target(name: "CarillonCrypto", dependencies: ["CCarillonOpenSSL"], swiftSettings: strict),
         .target(
             name: "CarillonProtocol",
             dependencies: [
-                "CCarillonOpenSSL",
+                "CarillonCrypto",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict
@@ -77,7 +80,7 @@ let package = Package(
                 "CCarillonOpenSSL",
                 "CCarillonSRTP",
                 "CarillonCodecs",
-                "CarillonProtocol",
+                "CarillonCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -126,6 +129,7 @@ let package = Package(
         .target(
             name: "CarillonServer",
             dependencies: [
+                "CarillonCrypto",
                 "CarillonProtocol",
                 "CarillonRTC",
                 "CarillonCodecs",
@@ -190,12 +194,12 @@ let package = Package(
             dependencies: ["CarillonRTC", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: strict
         ),
-        .testTarget(name: "CarillonProtocolTests", dependencies: ["CarillonProtocol"], swiftSettings: strict),
+        .testTarget(name: "CarillonProtocolTests", dependencies: ["CarillonCrypto", "CarillonProtocol"], swiftSettings: strict),
         .testTarget(name: "CarillonCLITests", dependencies: ["carillon"], swiftSettings: strict),
         .testTarget(
             name: "CarillonRTCTests",
             dependencies: [
-                "CarillonRTC", "CarillonCodecs", .product(name: "NIOPosix", package: "swift-nio"),
+                "CarillonRTC", "CarillonCodecs", "CarillonCrypto", .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strict

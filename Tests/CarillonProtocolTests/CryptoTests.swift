@@ -1,3 +1,4 @@
+import CarillonCrypto
 import Testing
 @testable import CarillonProtocol
 

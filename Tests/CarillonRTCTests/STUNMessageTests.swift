@@ -1,3 +1,4 @@
+import CarillonCrypto
 import CarillonProtocol
 import CarillonRTC
 import Testing

@@ -1,3 +1,5 @@
+import CarillonCrypto
+
 /// Join tokens: the credential an attendee presents as a WebSocket sub-protocol to join a meeting.
 ///
 /// A token is 96 lowercase hex characters: 32 of a random 16-byte nonce, then 64 of

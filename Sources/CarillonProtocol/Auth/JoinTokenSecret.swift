@@ -1,3 +1,5 @@
+import CarillonCrypto
+
 /// The server's key for issuing and verifying join tokens: 32 random bytes.
 ///
 /// Store it (as `hex`) and load it at start-up so tokens issued before a restart stay valid.

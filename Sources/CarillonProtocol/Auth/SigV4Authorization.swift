@@ -1,3 +1,5 @@
+import CarillonCrypto
+
 /// A parsed SigV4 `Authorization` header:
 /// `AWS4-HMAC-SHA256 Credential=<AKID>/<yyyymmdd>/<region>/<service>/aws4_request, SignedHeaders=<h1;h2>, Signature=<hex>`.
 ///

@@ -1,3 +1,5 @@
+import CarillonCrypto
+
 /// The SigV4 canonicalization and key derivation shared by `SigV4Signer` and `SigV4Verifier`
 /// (control-api.md 9.2, matching botocore's `SigV4Auth`).
 enum SigV4Canonical {

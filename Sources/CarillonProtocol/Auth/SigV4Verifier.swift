@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import CarillonCrypto
 import FoundationEssentials
 #else
 import Foundation

@@ -1,4 +1,4 @@
-import CarillonProtocol
+import CarillonCrypto
 import CCarillonOpenSSL
 
 /// Why a DTLS certificate could not be made or a DTLS association failed.

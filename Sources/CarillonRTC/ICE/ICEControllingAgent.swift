@@ -1,4 +1,4 @@
-import CarillonProtocol
+import CarillonCrypto
 import NIOCore
 
 /// The client's full ICE agent in the controlling role (RFC 8445) against an ICE-lite server, with consent

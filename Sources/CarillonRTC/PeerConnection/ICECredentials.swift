@@ -1,4 +1,4 @@
-import CarillonProtocol
+import CarillonCrypto
 
 /// One side's ICE credentials: the `a=ice-ufrag` and `a=ice-pwd` of its SDP.
 public struct ICECredentials: Sendable, Hashable {

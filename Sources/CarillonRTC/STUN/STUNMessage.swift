@@ -1,4 +1,4 @@
-import CarillonProtocol
+import CarillonCrypto
 
 /// A STUN message (RFC 8489): class, method, transaction id and attributes, with strict parsing and
 /// MESSAGE-INTEGRITY / FINGERPRINT handling as ICE uses them.

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CarillonCrypto
 import CarillonProtocol
 import CarillonRTC
 import Foundation

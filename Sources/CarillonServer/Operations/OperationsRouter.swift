@@ -1,6 +1,7 @@
+import CarillonCrypto
 import CarillonProtocol
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import NIOCore
 
 /// The routes of the operations listener: `/metrics` (Prometheus text format 0.0.4), `/health` (liveness: the process
