@@ -102,6 +102,11 @@ let package = Package(
             providers: [.apt(["libyuv-dev"])]
         ),
         .target(name: "CarillonCodecs", dependencies: ["CCarillonOpus", "CCarillonVPX", "CCarillonYUV"], swiftSettings: strict),
+        // Measurement kits for the tests and the CLI's benchmarks, kept out of the shipped libraries: speech
+        // intelligibility (STOI) and the noise-suppression score over a speech corpus, and the seeded simulated link.
+        .target(name: "CarillonMeasurement", dependencies: ["CarillonCodecs", "CarillonRTC",
+                                                            .product(name: "NIOCore", package: "swift-nio")],
+                swiftSettings: strict),
         // The ioctls of V4L2 camera capture (linux/videodev2.h from linux-libc-dev), as header-only wrappers.
         .systemLibrary(name: "CCarillonV4L2"),
         .systemLibrary(
@@ -175,6 +180,7 @@ let package = Package(
                 "Carillon",
                 "CarillonCodecs",
                 "CarillonControlClient",
+                "CarillonMeasurement",
                 "CarillonRTC",
                 "CarillonServer",
                 "CarillonProtocol",
@@ -199,21 +205,22 @@ let package = Package(
         .testTarget(
             name: "CarillonRTCTests",
             dependencies: [
-                "CarillonRTC", "CarillonCodecs", "CarillonCrypto", .product(name: "NIOPosix", package: "swift-nio"),
+                "CarillonRTC", "CarillonCodecs", "CarillonCrypto", "CarillonMeasurement", .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "CarillonCodecsTests", dependencies: ["CarillonCodecs"], swiftSettings: strict),
-        .testTarget(name: "CarillonServerTests", dependencies: ["CarillonServer", "CarillonCodecs"], swiftSettings: strict),
+        .testTarget(name: "CarillonCodecsTests", dependencies: ["CarillonCodecs", "CarillonMeasurement"], swiftSettings: strict),
+        .testTarget(name: "CarillonServerTests", dependencies: ["CarillonServer", "CarillonCodecs", "CarillonMeasurement"],
+                    swiftSettings: strict),
         .testTarget(
             name: "CarillonTests",
-            dependencies: ["Carillon", .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: ["Carillon", "CarillonMeasurement", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "MeetingSimulationTests",
-            dependencies: ["Carillon", "CarillonServer", "CarillonRTC", "CarillonCodecs", "CarillonProtocol",
+            dependencies: ["Carillon", "CarillonServer", "CarillonRTC", "CarillonCodecs", "CarillonMeasurement", "CarillonProtocol",
                            .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: strict
         ),
@@ -224,6 +231,7 @@ let package = Package(
                 "CCarillonXCB",
                 "CarillonCodecs",
                 "CarillonControlClient",
+                "CarillonMeasurement",
                 "CarillonServer",
                 "CarillonProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -101,7 +101,8 @@ public struct AudioFrame: Hashable, Sendable {
         Int16(truncatingIfNeeded: min(max(value, Int32(Int16.min)), Int32(Int16.max)))
     }
 
-    static func clip(_ value: Float) -> Int16 {
+    /// `value` rounded to the nearest PCM sample, saturating at the ends (NaN is silence).
+    package static func clip(_ value: Float) -> Int16 {
         let rounded = value.rounded()
         if rounded >= Float(Int16.max) { return .max }
         if rounded <= Float(Int16.min) { return .min }

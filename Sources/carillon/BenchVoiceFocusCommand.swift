@@ -1,6 +1,7 @@
 import ArgumentParser
 import Carillon
 import CarillonCodecs
+import CarillonMeasurement
 import CarillonRTC
 import Foundation
 

@@ -1,4 +1,5 @@
 import CarillonCodecs
+import CarillonMeasurement
 import Testing
 
 /// The corpus measured through a simulated network path: per-phrase lags, and pauses measured only where the

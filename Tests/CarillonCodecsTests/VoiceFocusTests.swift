@@ -1,4 +1,5 @@
 import CarillonCodecs
+import CarillonMeasurement
 import Testing
 #if canImport(Glibc)
 import Glibc

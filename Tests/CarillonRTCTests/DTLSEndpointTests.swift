@@ -1,4 +1,5 @@
 @testable import CarillonRTC
+import CarillonMeasurement
 import NIOCore
 import Testing
 

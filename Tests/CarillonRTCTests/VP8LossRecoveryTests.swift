@@ -1,3 +1,4 @@
+import CarillonMeasurement
 import CarillonRTC
 import NIOCore
 import Testing

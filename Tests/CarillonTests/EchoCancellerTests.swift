@@ -1,4 +1,5 @@
 import CarillonCodecs
+import CarillonMeasurement
 import CarillonRTC
 import Testing
 

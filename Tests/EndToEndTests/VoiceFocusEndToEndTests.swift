@@ -1,5 +1,6 @@
 import Carillon
 import CarillonCodecs
+import CarillonMeasurement
 import CarillonRTC
 import Foundation
 import Testing

@@ -1,7 +1,8 @@
-import Foundation
 import CarillonCodecs
+import CarillonMeasurement
 import CarillonProtocol
 import CarillonRTC
+import Foundation
 import NIOCore
 import Testing
 

@@ -1,6 +1,7 @@
 import CarillonCodecs
-import Foundation
+import CarillonMeasurement
 import CarillonRTC
+import Foundation
 import NIOCore
 import Testing
 

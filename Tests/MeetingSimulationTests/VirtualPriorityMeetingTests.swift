@@ -1,4 +1,5 @@
 import CarillonCodecs
+import CarillonMeasurement
 import CarillonProtocol
 import CarillonRTC
 import NIOCore

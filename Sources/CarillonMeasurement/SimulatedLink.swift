@@ -1,3 +1,4 @@
+import CarillonRTC
 import NIOCore
 
 /// One direction of a simulated network link on a virtual clock (sans-IO): loss, delay, jitter, reordering,

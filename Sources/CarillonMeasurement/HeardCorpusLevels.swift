@@ -1,3 +1,4 @@
+import CarillonCodecs
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,3 +1,5 @@
+import CarillonCodecs
+
 /// The background noises of the Voice Focus corpus (``SpeechCorpus/noise(_:using:)``), after the recipes of
 /// `voice-focus.md`: the stationary noises a suppressor must remove and the non-stationary one (typing) that only a
 /// speech model removes.
