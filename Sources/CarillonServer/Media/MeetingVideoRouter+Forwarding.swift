@@ -1,0 +1,202 @@
+import CarillonRTC
+import NIOCore
+
+/// The RTP path: uplink packets in, the downlinks they are forwarded to out (at key frames across switches).
+extension MeetingVideoRouter {
+    // MARK: RTP
+
+    /// Whether `packet` belongs to the video uplink of `id` (its VP8 or RTX payload type).
+    func carriesVideo(_ packet: RTPPacket, from id: SignalingConnectionID) -> Bool {
+        guard let uplink = members[id]?.uplink?.negotiated else { return false }
+        return packet.payloadType == uplink.payloadType || packet.payloadType == uplink.rtxPayloadType
+    }
+
+    /// Takes a decrypted packet of a session's video uplink and returns what goes to its receivers.
+    mutating func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+        var outputs: [MeetingMediaOutput] = []
+        receive(packet, from: id, now: now, into: &outputs)
+        return outputs
+    }
+
+    /// Takes a decrypted packet of a session's video uplink and appends what goes to its receivers to `outputs` (the
+    /// caller's buffer, reused from packet to packet so forwarding allocates no list).
+    mutating func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline,
+                          into outputs: inout [MeetingMediaOutput]) {
+        guard let member = members[id], member.connected, let uplink = member.uplink else { return }
+        if let extensionId = uplink.negotiated.transportCCExtensionId, let value = packet.extensionBytes(id: extensionId),
+           let sequence = RTPHeaderExtensionValue.transportSequenceNumber(value) {
+            uplink.transportFeedback?.received(transportSequenceNumber: sequence, arrival: now)
+        }
+        guard let (layerIndex, isRTX) = uplink.layer(of: packet) else { return }
+        let layer = uplink.layers[layerIndex]
+        var media = packet
+        if isRTX {
+            guard let ssrc = layer.ssrc, packet.payloadType == uplink.negotiated.rtxPayloadType,
+                  let original = RTXStream.unwrap(packet, mediaSSRC: ssrc, mediaPayloadType: uplink.negotiated.payloadType)
+            else { return }
+            media = original
+        }
+        if layer.statistics == nil { layer.statistics = RTPReceiveStatistics(clockRate: 90_000) }
+        layer.statistics?.record(sequenceNumber: media.sequenceNumber, rtpTimestamp: media.timestamp, arrival: now)
+        layer.nack.received(sequenceNumber: media.sequenceNumber, now: now)
+        layer.packetsReceived += 1
+        if !isRTX { layer.lastPacketAt = now }
+        layer.octetsSinceMeasurement += 12 + media.payload.count
+        uplink.packetsReceived += 1
+        uplink.octetsReceived &+= media.payload.count + 50
+        uplink.lastPacketAt = now
+        let pending = layer.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
+        if pending, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
+
+        if uplink.pausedAtSource {
+            uplink.pausedAtSource = false
+            outputs.append(.videoSourcePaused(id, paused: false))
+        }
+        var keyFrameStart: Bool?
+        for (receiver, index) in routes[id] ?? [] {
+            guard members[receiver]?.connected == true, let downlink = members[receiver]?.downlinks[index],
+                  !downlink.isPaused else { continue }
+            let wanted = uplink.layerIndex(streamId: downlink.selection.target)
+            let target = wanted.map { uplink.forwardedLayer(wanting: $0, now: now) }
+            if let bytes = forward(media, layer: layerIndex, of: uplink, wanted: wanted, target: target, to: receiver,
+                                   downlink: downlink, keyFrameStart: &keyFrameStart, now: now) {
+                // Handed over, not shared: the pacer writes the transport-wide number into it in place.
+                send(consume bytes, priority: .video, to: receiver, into: &outputs, now: now)
+            }
+            if let target, !downlink.isPaused,
+               uplink.layerIndex(streamId: downlink.selection.current) != target || downlink.rewriter.isWaitingForKeyFrame {
+                outputs += requestKeyFrame(from: id, layer: target, now: now)
+            }
+        }
+    }
+
+    /// The downlink's copy of `media` (a packet of layer `layerIndex` of `uplink`), rewritten, stored for
+    /// retransmission; nil when it is not forwarded. A downlink carries its current layer and moves to its target
+    /// (layer index `target`: the layer it wants, `wanted`, or the flowing layer standing in for it) at the target's
+    /// next key frame, mapping timestamps through both layers' sender reports; while the current layer's report or the
+    /// target's is missing it keeps the current layer. `keyFrameStart` caches whether the packet starts a key frame,
+    /// worked out only when a downlink is switching.
+    mutating func forward(_ media: RTPPacket, layer layerIndex: Int, of uplink: Uplink, wanted: Int?, target: Int?,
+                                  to receiver: SignalingConnectionID, downlink: Downlink, keyFrameStart: inout Bool?,
+                                  now: NIODeadline) -> [UInt8]? {
+        let current = uplink.layerIndex(streamId: downlink.selection.current)
+        if current != target, layerIndex == target,
+           let delta = switchPoint(media, layer: layerIndex, from: current, of: uplink, downlink: downlink,
+                                   keyFrameStart: &keyFrameStart) {
+            // A switch down: what still waits for this downlink is of the layer left, and would delay the key frame.
+            if let current, layerIndex < current { withdrawQueued(downlink, of: receiver, now: now) }
+            downlink.rewriter.switchSource(to: media.ssrc, timestampDelta: delta)
+            downlink.selection.current = layerIndex == wanted ? downlink.selection.target
+                : uplink.layers[layerIndex].description.streamId
+        } else if layerIndex != current {
+            return nil
+        } else if downlink.rewriter.source != media.ssrc {
+            // The layer restarted on a new SSRC: continue at its next key frame.
+            downlink.rewriter.switchSource(to: media.ssrc)
+        }
+        var bytes = datagramPool.take()
+        Self.writeDownlinkPacket(media, payloadType: downlink.negotiated.payloadType,
+                                 transportCCExtensionId: members[receiver]?.control?.extensionId, into: &bytes)
+        guard let header = try? RTPHeader(reading: bytes),
+              downlink.rewriter.rewrite(&bytes, header: header, now: now) == .forward,
+              let sent = try? RTPHeader(reading: bytes)
+        else {
+            datagramPool.recycle(consume bytes)
+            return nil
+        }
+        downlink.history.store(sequenceNumber: sent.sequenceNumber, packet: bytes, now: now)
+        downlink.packetsSent &+= 1
+        downlink.octetsSent &+= UInt32(truncatingIfNeeded: sent.payloadRange.count)
+        downlink.lastTimestamp = sent.timestamp
+        downlink.lastSentAt = now
+        return bytes
+    }
+
+    /// Whether `media`, a packet of the target layer, is where a downlink moves to it: the start of a key frame, with
+    /// the sender reports of both layers known when another layer of the same sender was flowing. Returns the
+    /// timestamp delta to map through (`.some(nil)`: none needed), nil when this is no switch point.
+    func switchPoint(_ media: RTPPacket, layer layerIndex: Int, from current: Int?, of uplink: Uplink,
+                             downlink: Downlink, keyFrameStart: inout Bool?) -> UInt32?? {
+        if keyFrameStart == nil {
+            let descriptor = try? VP8PayloadDescriptor(parsing: media.payload)
+            keyFrameStart = descriptor.map {
+                $0.isStartOfFrame && VP8PayloadDescriptor.isKeyFrame(payload: media.payload, descriptorLength: $0.length)
+            } ?? false
+        }
+        guard keyFrameStart == true else { return nil }
+        guard let current, current != layerIndex, downlink.rewriter.packetsForwarded > 0 else { return .some(nil) }
+        guard let delta = uplink.layers[current].timestampDelta(to: uplink.layers[layerIndex]) else { return nil }
+        return .some(delta)
+    }
+
+    /// Room left after a downlink packet for the SRTP tag (16 bytes with AEAD-GCM, 10 with AES-CM), so protecting it
+    /// in place never grows the array.
+    static let srtpTagRoom = 16
+
+    /// A downlink's copy of `media` in one array sized for SRTP: its header with `payloadType`, no extension but a
+    /// transport-wide sequence number when the downlink is congestion controlled (zero here: it is written as the
+    /// packet leaves the pacer), and the payload. The rewriter then gives it the downlink's SSRC and numbers.
+    /// It is written into `bytes`, emptied first with its storage kept: a pooled array of
+    /// ``DatagramBufferPool/bufferCapacity`` holds a packet of up to 1464 payload bytes without growing.
+    static func writeDownlinkPacket(_ media: RTPPacket, payloadType: UInt8, transportCCExtensionId: UInt8?,
+                                    into bytes: inout [UInt8]) {
+        let extensionBytes = transportCCExtensionId == nil ? 0 : 8
+        bytes.removeAll(keepingCapacity: true)
+        bytes.reserveCapacity(12 + extensionBytes + media.payload.count + srtpTagRoom)
+        bytes.append(0x80 | (transportCCExtensionId == nil ? 0 : 0x10))
+        bytes.append((media.marker ? 0x80 : 0) | payloadType & 0x7F)
+        bytes.append(UInt8(media.sequenceNumber >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: media.sequenceNumber))
+        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: media.timestamp >> shift)) }
+        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: media.ssrc >> shift)) }
+        if let id = transportCCExtensionId {
+            // One-byte form (RFC 8285 §4.2), one word of elements: the 2-byte value and a padding byte.
+            bytes.append(0xBE)
+            bytes.append(0xDE)
+            bytes.append(0)
+            bytes.append(1)
+            bytes.append(id << 4 | 1)
+            bytes.append(0)
+            bytes.append(0)
+            bytes.append(0)
+        }
+        bytes.append(contentsOf: media.payload)
+    }
+
+    /// Takes back an array a downlink packet was built in, once its datagram has been written (consumed; see
+    /// ``DatagramBufferPool/recycle(_:)`` for what is kept).
+    mutating func recycle(_ datagram: consuming [UInt8]) {
+        datagramPool.recycle(consume datagram)
+    }
+
+    /// Sends a packet to a session: straight out, or through its pacer when its downlink is congestion controlled.
+    func send(_ bytes: consuming [UInt8], priority: Pacer.Priority, to receiver: SignalingConnectionID,
+                      into outputs: inout [MeetingMediaOutput], now: NIODeadline) {
+        guard let control = members[receiver]?.control else {
+            outputs.append(.rtp(receiver, bytes))
+            return
+        }
+        control.pacer.enqueue(Pacer.Packet(bytes: consume bytes, priority: priority))
+        pace(receiver, control, into: &outputs, now: now)
+    }
+
+    /// What a session's pacer lets go now, each packet numbered with the next transport-wide sequence number.
+    func pace(_ receiver: SignalingConnectionID, _ control: DownlinkControl,
+                      into outputs: inout [MeetingMediaOutput], now: NIODeadline) {
+        // At the estimate while the link is overused, unless that would hold the pacer's packets over the limit.
+        let limitBytes = Double(control.pacer.targetBitrate) / 8 * Double(Self.congestedPacerQueueLimit.nanoseconds) / 1e9
+        let congested = control.estimator.bandwidthUsage == .overusing && Double(control.pacer.queuedBytes) < limitBytes
+        control.pacer.pacingFactor = congested ? Self.congestedPacingFactor : Self.pacingFactor
+        control.pacer.poll(now: now) { packet in
+            if let header = try? RTPHeader(reading: packet.bytes),
+               let range = header.extensionRange(id: control.extensionId, in: packet.bytes), range.count == 2 {
+                packet.bytes[range.lowerBound] = UInt8(control.sequenceNumber >> 8)
+                packet.bytes[range.lowerBound + 1] = UInt8(truncatingIfNeeded: control.sequenceNumber)
+                control.estimator.packetSent(transportSequenceNumber: control.sequenceNumber, size: packet.bytes.count,
+                                             at: now)
+                control.sequenceNumber &+= 1
+            }
+            outputs.append(.rtp(receiver, packet.bytes))
+        }
+    }
+}
