@@ -295,6 +295,6 @@ final class PeerVideoReceiver {
     /// Feedback in a compound led by an empty receiver report, as RFC 3550 wants (some peers drop reduced-size
     /// RTCP unless it was agreed).
     private func compound(_ packet: RTCPPacket) -> [UInt8] {
-        RTCPPacket.receiverReport(ssrc: parameters.localSSRC, reports: []).serialized() + packet.serialized()
+        RTCPPacket.feedbackCompound(from: parameters.localSSRC, packet)
     }
 }

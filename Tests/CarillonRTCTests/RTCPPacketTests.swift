@@ -15,6 +15,13 @@ import Testing
         #expect(try RTCPPacket.parseCompound(bytes) == [sr, rr])
     }
 
+    @Test func aFeedbackCompoundStartsWithAnEmptyReceiverReportFromTheSender() throws {
+        let pli = RTCPPacket.pictureLossIndication(senderSSRC: 7, mediaSSRC: 9)
+        let nack = RTCPPacket.nack(senderSSRC: 7, mediaSSRC: 9, lost: [100, 102])
+        #expect(try RTCPPacket.parseCompound(RTCPPacket.feedbackCompound(from: 7, pli, nack))
+                    == [.receiverReport(ssrc: 7, reports: []), pli, nack])
+    }
+
     @Test func nackPidAndBitmaskExpandAndPack() throws {
         // PID 100 with BLP 0x0005: 100, 101 and 103 lost; a second pair for 200.
         let bytes: [UInt8] = [0x81, 205, 0x00, 0x04, 0, 0, 0, 1, 0, 0, 0, 2, 0x00, 100, 0x00, 0x05, 0x00, 200, 0x00, 0x00]

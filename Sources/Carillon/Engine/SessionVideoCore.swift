@@ -217,10 +217,6 @@ final class SessionVideoCore {
         return [.sendRTCP(packets.flatMap { $0.serialized() })]
     }
 
-    /// `packet` after an empty receiver report from `ssrc`: the compound RTCP feedback is sent in.
-    static func compound(_ ssrc: UInt32, _ packet: RTCPPacket) -> [UInt8] {
-        RTCPPacket.receiverReport(ssrc: ssrc, reports: []).serialized() + packet.serialized()
-    }
 }
 
 extension UInt64 {

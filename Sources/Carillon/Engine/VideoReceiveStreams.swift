@@ -188,7 +188,7 @@ final class VideoReceiveStreams {
         receiver.awaitingKeyFrame = true
         receiver.lastKeyFrameRequest = now
         receiver.plisSent += 1
-        return [.sendRTCP(SessionVideoCore.compound(reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc)))]
+        return [.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc)))]
     }
 
     // MARK: Receiving
@@ -259,7 +259,7 @@ final class VideoReceiveStreams {
         if receiver.needsKeyFrame, receiver.lastKeyFrameRequest.map({ now - $0 >= SessionVideoCore.decoderKeyFrameInterval }) ?? true {
             receiver.lastKeyFrameRequest = now
             receiver.plisSent += 1
-            effects.append(.sendRTCP(SessionVideoCore.compound(reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc))))
+            effects.append(.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc))))
         }
         if receiver.nack.missingCount > 0, nextFeedback == nil { nextFeedback = now + SessionVideoCore.feedbackInterval }
         return effects
@@ -277,7 +277,7 @@ final class VideoReceiveStreams {
     func tick(now: NIODeadline, roundTrip: TimeAmount) -> [SessionMediaEffect] {
         var effects: [SessionMediaEffect] = []
         if let due = transportFeedback?.nextDeadline, now >= due, let messages = transportFeedback?.poll(now: now) {
-            for message in messages { effects.append(.sendRTCP(SessionVideoCore.compound(reportSSRC, .transportFeedback(message)))) }
+            for message in messages { effects.append(.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .transportFeedback(message)))) }
         }
         if let due = nextFeedback, now >= due {
             var pending = false
@@ -286,7 +286,7 @@ final class VideoReceiveStreams {
                 let missing = receiver.nack.due(now: now, roundTrip: roundTrip)
                 if !missing.isEmpty {
                     receiver.nacksSent += 1
-                    effects.append(.sendRTCP(SessionVideoCore.compound(reportSSRC, .nack(senderSSRC: reportSSRC, mediaSSRC: ssrc,
+                    effects.append(.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .nack(senderSSRC: reportSSRC, mediaSSRC: ssrc,
                                                                              lost: missing))))
                 }
                 pending = pending || receiver.nack.missingCount > 0
@@ -296,7 +296,7 @@ final class VideoReceiveStreams {
         for ssrc in receivers.keys.sorted() where receivers[ssrc]?.assembler.keyFrameRequestDue(now: now) == true {
             receivers[ssrc]?.lastKeyFrameRequest = now
             receivers[ssrc]?.plisSent += 1
-            effects.append(.sendRTCP(SessionVideoCore.compound(reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc))))
+            effects.append(.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc))))
         }
         return effects
     }

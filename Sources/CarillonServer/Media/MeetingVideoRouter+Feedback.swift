@@ -128,11 +128,7 @@ extension MeetingVideoRouter {
             request = .fullIntraRequest(senderSSRC: member.reportSSRC,
                                         entries: [.init(ssrc: ssrc, sequenceNumber: layer.firSequence)])
         }
-        return [.rtcp(publisher, Self.compound(member.reportSSRC, request))]
+        return [.rtcp(publisher, RTCPPacket.feedbackCompound(from: member.reportSSRC, request))]
     }
 
-    /// A compound packet as RFC 3550 wants it: an empty receiver report first, then `packets`.
-    static func compound(_ ssrc: UInt32, _ packets: RTCPPacket...) -> [UInt8] {
-        RTCPPacket.receiverReport(ssrc: ssrc, reports: []).serialized() + packets.flatMap { $0.serialized() }
-    }
 }

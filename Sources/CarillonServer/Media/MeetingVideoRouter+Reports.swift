@@ -16,14 +16,14 @@ extension MeetingVideoRouter {
                     guard let ssrc = layer.ssrc else { continue }
                     let missing = layer.nack.due(now: now, roundTrip: member.roundTrip ?? Self.defaultRoundTrip)
                     if !missing.isEmpty, uplink.negotiated.feedback.contains("nack") {
-                        outputs.append(.rtcp(id, Self.compound(member.reportSSRC,
+                        outputs.append(.rtcp(id, RTCPPacket.feedbackCompound(from: member.reportSSRC,
                                                                .nack(senderSSRC: member.reportSSRC, mediaSSRC: ssrc, lost: missing))))
                     }
                     pending = pending || layer.nack.missingCount > 0
                 }
                 if let feedback = uplink.transportFeedback?.poll(now: now), !feedback.isEmpty {
                     for message in feedback {
-                        outputs.append(.rtcp(id, Self.compound(member.reportSSRC, .transportFeedback(message))))
+                        outputs.append(.rtcp(id, RTCPPacket.feedbackCompound(from: member.reportSSRC, .transportFeedback(message))))
                     }
                 }
                 pending = pending || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
