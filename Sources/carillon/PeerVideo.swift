@@ -83,8 +83,7 @@ final class PeerVideo {
             for compound in receiver.tick(now: now) { socket.sendRTCP(compound) }
         }
         if let due = nextReport, now >= due {
-            let next = due + Self.reportInterval
-            nextReport = next > now ? next : now + Self.reportInterval
+            nextReport = due.nextOnGrid(period: Self.reportInterval, after: now)
             sendReport(now: now)
         }
     }

@@ -199,7 +199,7 @@ struct ActiveSpeakerDetector {
         var events: [Event] = []
         for key in stateOrder {
             guard let state = states[key], state.nextTick <= now else { continue }
-            states[key]?.nextTick = Self.nextGridPoint(after: now, from: state.nextTick, step: Self.activityUpdateInterval)
+            states[key]?.nextTick = state.nextTick.nextOnGrid(period: Self.activityUpdateInterval, after: now)
             for attendee in state.scores.keys.sorted() {
                 guard let last = states[key]?.lastActivity[attendee], now - last > Self.activityWaitInterval else { continue }
                 events += updateScore(key, attendee: attendee, volume: attendees[attendee] ?? .notSpeaking, at: now)
@@ -209,7 +209,7 @@ struct ActiveSpeakerDetector {
             guard let registration = registrations[id], let due = registration.nextScores, due <= now,
                 let interval = registration.scoresInterval
             else { continue }
-            registrations[id]?.nextScores = Self.nextGridPoint(after: now, from: due, step: interval)
+            registrations[id]?.nextScores = due.nextOnGrid(period: interval, after: now)
             events.append(.scores(observer: registration.observer, scores: states[registration.policyKey]?.scores ?? [:]))
         }
         return events
@@ -250,10 +250,5 @@ struct ActiveSpeakerDetector {
         guard priority != hasBandwidthPriority else { return [] }
         hasBandwidthPriority = priority
         return [.bandwidthPriorityChanged(priority)]
-    }
-
-    private static func nextGridPoint(after now: NIODeadline, from due: NIODeadline, step: TimeAmount) -> NIODeadline {
-        let steps = (now - due).nanoseconds / step.nanoseconds + 1
-        return due + .nanoseconds(steps * step.nanoseconds)
     }
 }

@@ -190,8 +190,7 @@ final class SessionVideoCore {
         var effects = sending.tick(now: now)
         effects += receiving.tick(now: now, roundTrip: roundTrip)
         if let due = nextReport, now >= due {
-            let next = due + Self.reportInterval
-            nextReport = next > now ? next : now + Self.reportInterval
+            nextReport = due.nextOnGrid(period: Self.reportInterval, after: now)
             let blocks = receiving.reportBlocks(now: now)
             effects += reports(blocks, now: now)
             effects.append(.videoStatistics(receiving.statistics))

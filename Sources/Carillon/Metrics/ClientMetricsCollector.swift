@@ -74,8 +74,7 @@ struct ClientMetricsCollector {
     /// A late call produces one report and keeps the grid.
     mutating func advance(to now: NIODeadline) -> [ObservableMetric: Double]? {
         guard now >= nextDeadline else { return nil }
-        let steps = (now - nextDeadline).nanoseconds / Self.reportInterval.nanoseconds + 1
-        nextDeadline = nextDeadline + .nanoseconds(steps * Self.reportInterval.nanoseconds)
+        nextDeadline = nextDeadline.nextOnGrid(period: Self.reportInterval, after: now)
         var metrics = video
         if receiveExpected > 0 {
             metrics[ObservableMetric.audioReceivePacketLossPercent] = Self.percent(lost: receiveLost, expected: receiveExpected)

@@ -252,21 +252,15 @@ final class MeetingMediaCore {
             }
         }
         if let due = nextActivityReport, now >= due {
-            nextActivityReport = Self.next(after: due, period: Self.activityInterval, now: now)
+            nextActivityReport = due.nextOnGrid(period: Self.activityInterval, after: now)
             if let states = activity.report() { outputs.append(.audioMetadata(states)) }
         }
         if let due = nextReceiverReports, now >= due {
-            nextReceiverReports = Self.next(after: due, period: Self.receiverReportInterval, now: now)
+            nextReceiverReports = due.nextOnGrid(period: Self.receiverReportInterval, after: now)
             outputs += receiverReports(now: now)
         }
         if let due = video.nextDeadline, now >= due { outputs += video.tick(now: now) }
         return outputs
-    }
-
-    /// The next deadline on a fixed grid; after a stall of more than one period the grid restarts from `now`.
-    private static func next(after due: NIODeadline, period: TimeAmount, now: NIODeadline) -> NIODeadline {
-        let next = due + period
-        return next > now ? next : now + period
     }
 
     /// An RTCP receiver report for every connected session about its audio (RR with one block, and the SDES CNAME a

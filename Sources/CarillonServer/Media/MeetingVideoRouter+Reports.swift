@@ -44,8 +44,7 @@ extension MeetingVideoRouter {
             }
         }
         if let due = nextReports, now >= due {
-            let next = due + Self.reportInterval
-            nextReports = next > now ? next : now + Self.reportInterval
+            nextReports = due.nextOnGrid(period: Self.reportInterval, after: now)
             measureLayers()
             let rates = members.keys.sorted().flatMap { layerBitrates(of: $0) }
             if !rates.isEmpty { outputs.append(.videoBitrates(rates)) }
