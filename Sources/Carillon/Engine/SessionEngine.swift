@@ -28,12 +28,10 @@ final class SessionEngine: @unchecked Sendable {
     /// The TLS client context of a `wss://` target.
     private let tls: NIOSSLContext?
     private let joinToken: String
-    private let observers: ObserverRegistry
     /// Where the meeting events go (history, reporter, analytics observers).
     private let analytics: DefaultEventAnalyticsController?
-    /// Whether the current start reached the meeting: a stop before that is `meetingStartFailed`.
-    private var startSucceeded = false
-    private let callbackQueue: DispatchQueue
+    /// What the app is told, on the callback queue.
+    private let delivery: SessionEventDelivery
     private let logger: any Logger
     private let mirror = Mutex(Mirror())
     /// The received videos' counters as of the last second, for any thread.
@@ -41,9 +39,6 @@ final class SessionEngine: @unchecked Sendable {
 
     // Confined to `eventLoop`.
     private let core: SessionCore
-    /// The app's `RemoteVideoSource` objects, one per attendee id (reused, as apps key subscriptions by them).
-    /// Confined to the callback queue.
-    private let remoteVideoSources = RemoteVideoSourceCache()
     private var socket: SignalingSocket?
     /// The media connection's UDP socket, and the core's media generation it was bound for.
     private var mediaSocket: (socket: PeerConnectionSocket, generation: Int)?
@@ -93,9 +88,9 @@ final class SessionEngine: @unchecked Sendable {
         self.target = target
         self.tls = tls
         self.joinToken = configuration.credentials.joinToken
-        self.observers = observers
         self.analytics = analytics
-        self.callbackQueue = callbackQueue
+        self.delivery = SessionEventDelivery(observers: observers, analytics: analytics, callbackQueue: callbackQueue,
+                                             logger: logger)
         self.logger = logger
         self.core = SessionCore(
             credentials: configuration.credentials,
@@ -134,12 +129,9 @@ final class SessionEngine: @unchecked Sendable {
     /// The received videos' counters as of the last second.
     var remoteVideoStatistics: [RemoteVideoStatistics] { videoStatistics.withLock { $0 } }
 
-    /// Where remote video goes (the tile controller); set once by the facade before `start`.
-    private(set) var remoteVideoSink: (any RemoteVideoFrameSink)?
-
-    /// Sets where remote video goes; called once by the facade, before the session starts.
+    /// Sets where remote video goes (the tile controller); called once by the facade, before the session starts.
     func attachRemoteVideo(_ sink: any RemoteVideoFrameSink) {
-        eventLoop.execute { self.remoteVideoSink = sink }
+        eventLoop.execute { self.delivery.remoteVideoSink = sink }
     }
 
     /// Mutes or unmutes; true once the session is started (before media connects too), false when it is not.
@@ -245,7 +237,7 @@ final class SessionEngine: @unchecked Sendable {
                 mediaSocket?.socket.close(promise: nil)
                 mediaSocket = nil
             case .event(let event):
-                deliver(event)
+                delivery.deliver(event)
             case .media(let effect):
                 perform(effect, now: now)
             }
@@ -300,36 +292,9 @@ final class SessionEngine: @unchecked Sendable {
             devices?.output.write(frame)
         case .videoStatistics(let statistics):
             videoStatistics.withLock { $0 = statistics }
-        case .remoteVideoFrame(let image, let timestamp, let videoId, let attendeeId):
-            guard let sink = remoteVideoSink else { return }
-            callbackQueue.async {
-                sink.remoteVideoFrame(image, timestampNanoseconds: timestamp, videoId: videoId,
-                                      attendeeId: attendeeId, pausedForPoorConnection: false)
-            }
-        case .remoteVideoArrived(let width, let height, let timestamp, let videoId, let attendeeId):
-            guard let sink = remoteVideoSink else { return }
-            callbackQueue.async {
-                sink.remoteVideoArrived(width: width, height: height, timestampNanoseconds: timestamp,
-                                        videoId: videoId, attendeeId: attendeeId)
-            }
-        case .remoteVideoPausedAtSource(let videoId, let attendeeId):
-            guard let sink = remoteVideoSink else { return }
-            let timestamp = Int64(truncatingIfNeeded: now.monotonic.uptimeNanoseconds)
-            callbackQueue.async {
-                sink.remoteVideoFrame(nil, timestampNanoseconds: timestamp, videoId: videoId, attendeeId: attendeeId,
-                                      pausedForPoorConnection: true)
-            }
-        case .metrics(let metrics):
-            deliver(metrics)
-        case .connectionBecamePoor:
-            logger.info(msg: "the connection became poor (under half of the expected audio arrives)")
-            let observers = self.observers
-            analytics?.connectionBecamePoor()
-            callbackQueue.async { observers.audioVideoObservers.forEach { $0.connectionDidBecomePoor() } }
-        case .connectionRecovered:
-            logger.info(msg: "the connection recovered")
-            let observers = self.observers
-            callbackQueue.async { observers.audioVideoObservers.forEach { $0.connectionDidRecover() } }
+        case .remoteVideoFrame, .remoteVideoArrived, .remoteVideoPausedAtSource, .metrics, .connectionBecamePoor,
+             .connectionRecovered:
+            delivery.deliver(effect, now: now)
         case .sendRTP, .sendRTCP, .videoMetrics, .clientMetric, .reconnect:
             // Carried out inside the core.
             break
@@ -360,105 +325,6 @@ final class SessionEngine: @unchecked Sendable {
             socket = nil
             logger.error(msg: "signaling TLS failed, not retrying (the join token was not sent): \(reason)")
             apply { $0.signalingFailedTLS(now: $1) }
-        }
-    }
-
-    /// The meeting event of a stop: `meetingStartFailed` before the meeting was reached, `meetingEnded` for a leave
-    /// or an end the server decided (hung up, joined elsewhere, call ended), `meetingFailed` otherwise.
-    private func publishStop(_ code: MeetingSessionStatusCode) {
-        guard let analytics else { return }
-        let status: [AnyHashable: Any] = [EventAttributeName.meetingStatus: code.description]
-        var failure = status
-        failure[EventAttributeName.meetingErrorMessage] = "session stopped with \(code)"
-        if !startSucceeded {
-            analytics.publishEvent(name: .meetingStartFailed, attributes: failure)
-        } else if [.ok, .audioServerHungup, .audioJoinedFromAnotherDevice, .audioCallEnded].contains(code) {
-            analytics.publishEvent(name: .meetingEnded, attributes: status)
-        } else {
-            analytics.publishEvent(name: .meetingFailed, attributes: failure)
-        }
-    }
-
-    private func deliver(_ metrics: [ObservableMetric: Double]) {
-        let observers = self.observers
-        callbackQueue.async {
-            let dictionary = Dictionary(uniqueKeysWithValues: metrics.map { (AnyHashable($0.key), $0.value as Any) })
-            observers.metricsObservers.forEach { $0.metricsDidReceive(metrics: dictionary) }
-        }
-    }
-
-    // MARK: Delivering to the app
-
-    private func deliver(_ event: SessionEvent) {
-        let observers = self.observers
-        let logger = self.logger
-        switch event {
-        case .startConnecting(let reconnecting):
-            if reconnecting {
-                analytics?.reconnecting()
-            } else {
-                startSucceeded = false
-                analytics?.publishEvent(name: .meetingStartRequested)
-            }
-            logger.info(msg: reconnecting ? "reconnecting" : "connecting")
-            callbackQueue.async {
-                observers.audioVideoObservers.forEach { $0.audioSessionDidStartConnecting(reconnecting: reconnecting) }
-                // The video side connects with the session (one connection carries both).
-                if !reconnecting { observers.audioVideoObservers.forEach { $0.videoSessionDidStartConnecting() } }
-            }
-        case .started(let reconnecting):
-            startSucceeded = true
-            analytics?.publishEvent(name: reconnecting ? .meetingReconnected : .meetingStartSucceeded)
-            logger.info(msg: reconnecting ? "reconnected" : "joined the meeting")
-            callbackQueue.async { observers.audioVideoObservers.forEach { $0.audioSessionDidStart(reconnecting: reconnecting) } }
-        case .dropped:
-            logger.info(msg: "connection dropped")
-            callbackQueue.async { observers.audioVideoObservers.forEach { $0.audioSessionDidDrop() } }
-        case .cancelledReconnect:
-            callbackQueue.async { observers.audioVideoObservers.forEach { $0.audioSessionDidCancelReconnect() } }
-        case .stopped(let code):
-            publishStop(code)
-            logger.info(msg: "session stopped: \(code)")
-            let status = MeetingSessionStatus(statusCode: code)
-            let videoStatus = MeetingSessionStatus(statusCode: code == .ok ? .ok : .videoServiceUnavailable)
-            callbackQueue.async {
-                observers.audioVideoObservers.forEach { $0.audioSessionDidStopWithStatus(sessionStatus: status) }
-                observers.audioVideoObservers.forEach { $0.videoSessionDidStopWithStatus(sessionStatus: videoStatus) }
-            }
-        case .roster(let changes):
-            callbackQueue.async {
-                for observer in observers.realtimeObservers {
-                    if !changes.joined.isEmpty { observer.attendeesDidJoin(attendeeInfo: changes.joined) }
-                    if !changes.left.isEmpty { observer.attendeesDidLeave(attendeeInfo: changes.left) }
-                    if !changes.dropped.isEmpty { observer.attendeesDidDrop(attendeeInfo: changes.dropped) }
-                    if !changes.muted.isEmpty { observer.attendeesDidMute(attendeeInfo: changes.muted) }
-                    if !changes.unmuted.isEmpty { observer.attendeesDidUnmute(attendeeInfo: changes.unmuted) }
-                }
-            }
-        case .remoteVideoSources(let available, let unavailable):
-            let cache = remoteVideoSources
-            callbackQueue.async {
-                let gone = cache.remove(unavailable)
-                let added = cache.sources(for: available)
-                if !gone.isEmpty { observers.audioVideoObservers.forEach { $0.remoteVideoSourcesDidBecomeUnavailable(sources: gone) } }
-                if !added.isEmpty { observers.audioVideoObservers.forEach { $0.remoteVideoSourcesDidBecomeAvailable(sources: added) } }
-            }
-        case .videoStarted(let code):
-            logger.info(msg: "video started: \(code)")
-            let status = MeetingSessionStatus(statusCode: code)
-            callbackQueue.async { observers.audioVideoObservers.forEach { $0.videoSessionDidStartWithStatus(sessionStatus: status) } }
-        case .cameraSendAvailability(let available):
-            callbackQueue.async { observers.audioVideoObservers.forEach { $0.cameraSendAvailabilityDidChange(available: available) } }
-        case .volumes(let updates):
-            callbackQueue.async { observers.realtimeObservers.forEach { $0.volumeDidChange(volumeUpdates: updates) } }
-        case .signalStrengths(let updates):
-            callbackQueue.async { observers.realtimeObservers.forEach { $0.signalStrengthDidChange(signalUpdates: updates) } }
-        case .dataMessages(let messages):
-            callbackQueue.async {
-                for message in messages {
-                    observers.dataMessageObservers(topic: message.topic).forEach { $0.dataMessageDidReceived(dataMessage: message) }
-                }
-            }
         }
     }
 }
