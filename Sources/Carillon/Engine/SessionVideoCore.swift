@@ -75,11 +75,6 @@ final class SessionVideoCore {
     static let minimumBitrate = 60_000
     /// Least time between two probes of the simulcast uplink (see ``probeStarvedLayers(_:split:now:)``).
     static let probeInterval = TimeAmount.seconds(3)
-    /// How long a probe's window lasts, and how often its padding is topped up.
-    static let probeDuration = TimeAmount.milliseconds(50)
-    static let probePaddingInterval = TimeAmount.milliseconds(2)
-    /// Padding octets per probe packet (the RTP maximum).
-    static let probePaddingOctets: UInt8 = 255
     /// Pictures faster than this are dropped before encoding.
     static let maximumFrameRate = 30
     /// Screen content faster than this is dropped before encoding (Chime's browser client caps content at 15 fps).

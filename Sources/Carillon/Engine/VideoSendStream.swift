@@ -155,7 +155,7 @@ final class VideoSendStream {
     /// Opens a probe of the simulcast uplink when the estimate, not the cap, leaves an active layer off (`split` gives
     /// it nothing where the cap alone would give it bits): an estimate grows only to about 1.5× what gets through, and
     /// a lower layer often uses far less than its share (a small picture), so without a probe a layer dropped for
-    /// bandwidth would never come back. The probe aims at the cap for ``probeDuration``, topped up with padding-only
+    /// bandwidth would never come back. The probe aims at the cap for `SendSideBandwidthEstimator.probeDuration`, topped up with padding-only
     /// RTX packets (``probePadding(now:)``); at most every ``probeInterval``, never while the delay says overuse, and
     /// only with RTX and transport-wide congestion control negotiated.
     private func probeStarvedLayers(_ sender: Sender, split: [Int], now: NIODeadline) {
@@ -167,7 +167,7 @@ final class VideoSendStream {
         guard cap > sender.estimator.targetBitrate else { return }
         let possible = SimulcastUplinkPolicy.allocate(cap, to: sender.layers.map(\.stream.setting))
         guard zip(split, possible).contains(where: { $0 == 0 && $1 > 0 }) else { return }
-        sender.estimator.startProbe(bitrate: cap, at: now, duration: SessionVideoCore.probeDuration)
+        sender.estimator.startProbe(bitrate: cap, at: now, duration: SendSideBandwidthEstimator.probeDuration)
         sender.nextProbeAt = now + SessionVideoCore.probeInterval
         sender.nextProbePadding = now
     }
@@ -182,19 +182,10 @@ final class VideoSendStream {
             return []
         }
         var effects: [SessionMediaEffect] = []
-        var wanted = sender.estimator.probePaddingDue(at: now)
-        while wanted > 0, var packet = layer.rtx?.paddingPacket(
-            mediaPayloadType: sender.configuration.payloadType, timestamp: layer.lastTimestamp ?? 0,
-            count: SessionVideoCore.probePaddingOctets, transportCCExtensionId: id) {
-            // The transport-wide number sits after the 12-byte header, the 0xBEDE word and the element's id byte.
-            packet[17] = UInt8(sender.transportSequenceNumber >> 8)
-            packet[18] = UInt8(truncatingIfNeeded: sender.transportSequenceNumber)
-            sender.estimator.packetSent(transportSequenceNumber: sender.transportSequenceNumber, size: packet.count, at: now)
-            sender.transportSequenceNumber &+= 1
-            wanted -= packet.count
-            effects.append(.sendRTP(packet))
-        }
-        sender.nextProbePadding = sender.estimator.probeWindowEnd(after: now) == nil ? nil : now + SessionVideoCore.probePaddingInterval
+        sender.nextProbePadding = sender.estimator.probePadding(
+            from: &layer.rtx!, mediaPayloadType: sender.configuration.payloadType, timestamp: layer.lastTimestamp ?? 0,
+            transportCCExtensionId: id, transportSequenceNumber: &sender.transportSequenceNumber, now: now
+        ) { effects.append(.sendRTP($0)) }
         return effects
     }
 

@@ -2,7 +2,7 @@ import CarillonRTC
 import NIOCore
 
 /// Bandwidth probes on a receiver's downlink (mode 4): when its allocation has a source below its target that does
-/// not fit, the allocator asks for a probe, and for ``probeDuration`` what the receiver is sent is topped up to the
+/// not fit, the allocator asks for a probe, and for `SendSideBandwidthEstimator.probeDuration` what the receiver is sent is topped up to the
 /// probe's rate with padding-only RTX packets (RFC 3550 padding on the RTX SSRC of one of its downlinks, so no media
 /// sequence moves), each with a transport-wide sequence number. The receiver's feedback about that window tells the
 /// ``SendSideBandwidthEstimator`` what got through; a higher estimate lets the allocator upgrade. A receiver whose
@@ -11,19 +11,12 @@ import NIOCore
 /// Cost: about `rate × 50 ms / 275` packets per probe (a 1.2 Mbit/s probe: 28 packets of 275 bytes), one array each;
 /// probes are at least a second apart per receiver. Threading: the meeting's event loop, like the router.
 extension MeetingVideoRouter {
-    /// How long a probe's window lasts.
-    static let probeDuration = TimeAmount.milliseconds(50)
-    /// How often padding is topped up during a probe's window.
-    static let probePaddingInterval = TimeAmount.milliseconds(2)
-    /// Padding octets per packet (the RTP maximum): 275 bytes on the wire with header and transport-wide number.
-    static let probePaddingOctets: UInt8 = 255
-
     /// Opens a probe at `kbps` on session `id`'s downlink, unless it cannot carry padding (no RTX, no transport-wide
     /// congestion control) or its delay says overuse now; appends the padding due at once.
     func startProbe(_ id: SignalingConnectionID, kbps: Int, into outputs: inout [MeetingMediaOutput], now: NIODeadline) {
         guard let member = members[id], let control = member.control, control.estimator.bandwidthUsage != .overusing,
               member.downlinks.contains(where: { $0.rtx != nil }) else { return }
-        control.estimator.startProbe(bitrate: kbps * 1000, at: now, duration: Self.probeDuration)
+        control.estimator.startProbe(bitrate: kbps * 1000, at: now, duration: SendSideBandwidthEstimator.probeDuration)
         control.nextProbePadding = now
         sendProbePadding(id, into: &outputs, now: now)
     }
@@ -37,18 +30,10 @@ extension MeetingVideoRouter {
             control.nextProbePadding = nil
             return
         }
-        var wanted = control.estimator.probePaddingDue(at: now)
-        while wanted > 0, var packet = downlink.rtx?.paddingPacket(
-            mediaPayloadType: downlink.negotiated.payloadType, timestamp: downlink.lastTimestamp ?? 0,
-            count: Self.probePaddingOctets, transportCCExtensionId: control.extensionId, tagRoom: Self.srtpTagRoom) {
-            // The transport-wide number sits after the 12-byte header, the 0xBEDE word and the element's id byte.
-            packet[17] = UInt8(control.sequenceNumber >> 8)
-            packet[18] = UInt8(truncatingIfNeeded: control.sequenceNumber)
-            control.estimator.packetSent(transportSequenceNumber: control.sequenceNumber, size: packet.count, at: now)
-            control.sequenceNumber &+= 1
-            wanted -= packet.count
-            outputs.append(.rtp(id, packet))
-        }
-        control.nextProbePadding = control.estimator.probeWindowEnd(after: now) == nil ? nil : now + Self.probePaddingInterval
+        control.nextProbePadding = control.estimator.probePadding(
+            from: &downlink.rtx!, mediaPayloadType: downlink.negotiated.payloadType,
+            timestamp: downlink.lastTimestamp ?? 0, transportCCExtensionId: control.extensionId,
+            tagRoom: Self.srtpTagRoom, transportSequenceNumber: &control.sequenceNumber, now: now
+        ) { outputs.append(.rtp(id, $0)) }
     }
 }
