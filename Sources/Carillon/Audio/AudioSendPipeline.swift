@@ -75,12 +75,11 @@ final class AudioSendPipeline {
     private(set) var echoCanceller: EchoCanceller?
 
     /// The RTP timestamp of the next frame: what a sender report pairs with the wall clock now.
-    var nextTimestamp: UInt32 { timestamp }
+    var nextTimestamp: UInt32 { numbering.nextTimestamp }
 
     private let encoder: OpusEncoder
     private var converter: AudioResampler?
-    private var sequenceNumber: UInt16
-    private var timestamp: UInt32
+    private var numbering: RTPStreamNumbering
     private var startsTalkSpurt = true
     private var silentFrames = 0
     private var silencePayload: [UInt8]?
@@ -97,8 +96,7 @@ final class AudioSendPipeline {
         self.ssrc = ssrc
         self.payloadType = payloadType
         self.audioLevelExtensionID = audioLevelExtensionID
-        self.sequenceNumber = sequenceNumber
-        self.timestamp = timestamp
+        numbering = RTPStreamNumbering(sequenceNumber: sequenceNumber, timestamp: timestamp)
     }
 
     /// Mutes or unmutes; the first packet after unmuting carries the marker bit.
@@ -138,7 +136,7 @@ final class AudioSendPipeline {
     /// Moves the timestamp over `milliseconds` of audio that were never captured (the session's clock skipped them
     /// after a stall): the receiver sees a gap in media time, and the next packet starts a talk spurt.
     func skip(milliseconds: Int) {
-        timestamp &+= UInt32(truncatingIfNeeded: milliseconds * Self.clockRate / 1000)
+        numbering.skip(samples: UInt32(truncatingIfNeeded: milliseconds * Self.clockRate / 1000))
         startsTalkSpurt = true
     }
 
@@ -154,9 +152,9 @@ final class AudioSendPipeline {
         }
         inputLevel = AudioLevel.rfc6464Level(frame)
         inputVoiceActive = AudioLevel.isVoiceActive(frame)
-        let packetTimestamp = timestamp
-        timestamp &+= UInt32(truncatingIfNeeded: frame.frameCount)
+        let samples = UInt32(truncatingIfNeeded: frame.frameCount)
         guard !isMuted else {
+            numbering.skip(samples: samples)
             statistics.framesMuted += 1
             return nil
         }
@@ -168,6 +166,7 @@ final class AudioSendPipeline {
             statistics.framesReused += 1
         } else {
             do { payload = try encoder.encode(frame) } catch {
+                numbering.skip(samples: samples)
                 statistics.encodeFailures += 1
                 return nil
             }
@@ -179,10 +178,10 @@ final class AudioSendPipeline {
             extensions.append((audioLevelExtensionID,
                                RTPHeaderExtensionValue.audioLevelValue(voice: inputVoiceActive, level: inputLevel)))
         }
+        let (sequenceNumber, timestamp) = numbering.take(samples: samples)
         let packet = RTPPacket(marker: startsTalkSpurt, payloadType: payloadType, sequenceNumber: sequenceNumber,
-                               timestamp: packetTimestamp, ssrc: ssrc, extensions: extensions, payload: payload[...])
+                               timestamp: timestamp, ssrc: ssrc, extensions: extensions, payload: payload[...])
         startsTalkSpurt = false
-        sequenceNumber &+= 1
         statistics.packetsSent += 1
         statistics.payloadBytesSent += payload.count
         return packet
