@@ -79,7 +79,6 @@ let package = Package(
             dependencies: [
                 "CCarillonOpenSSL",
                 "CCarillonSRTP",
-                "CarillonCodecs",
                 "CarillonCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -102,6 +101,11 @@ let package = Package(
             providers: [.apt(["libyuv-dev"])]
         ),
         .target(name: "CarillonCodecs", dependencies: ["CCarillonOpus", "CCarillonVPX", "CCarillonYUV"], swiftSettings: strict),
+        // The media layer between the codecs and the transport: VP8 payloads (descriptor, packetizer, frame assembler,
+        // the SFU's stream rewriter) and the audio jitter buffer with its Opus playout.
+        .target(name: "CarillonMedia", dependencies: ["CarillonCodecs", "CarillonRTC",
+                                                      .product(name: "NIOCore", package: "swift-nio")],
+                swiftSettings: strict),
         // Measurement kits for the tests and the CLI's benchmarks, kept out of the shipped libraries: speech
         // intelligibility (STOI) and the noise-suppression score over a speech corpus, and the seeded simulated link.
         .target(name: "CarillonMeasurement", dependencies: ["CarillonCodecs", "CarillonRTC",
@@ -138,6 +142,7 @@ let package = Package(
                 "CarillonProtocol",
                 "CarillonRTC",
                 "CarillonCodecs",
+                "CarillonMedia",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -163,6 +168,7 @@ let package = Package(
                 "CCarillonAudioProcessing",
                 "CCarillonV4L2",
                 "CarillonCodecs",
+                "CarillonMedia",
                 "CarillonProtocol",
                 "CarillonRTC",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -181,6 +187,7 @@ let package = Package(
                 "CarillonCodecs",
                 "CarillonControlClient",
                 "CarillonMeasurement",
+                "CarillonMedia",
                 "CarillonRTC",
                 "CarillonServer",
                 "CarillonProtocol",
@@ -197,7 +204,7 @@ let package = Package(
         .plugin(name: "BuildCommit", capability: .buildTool()),
         .executableTarget(
             name: "CarillonFuzz",
-            dependencies: ["CarillonRTC", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["CarillonMedia", "CarillonRTC", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: strict
         ),
         .testTarget(name: "CarillonProtocolTests", dependencies: ["CarillonCrypto", "CarillonProtocol"], swiftSettings: strict),
@@ -205,22 +212,22 @@ let package = Package(
         .testTarget(
             name: "CarillonRTCTests",
             dependencies: [
-                "CarillonRTC", "CarillonCodecs", "CarillonCrypto", "CarillonMeasurement", .product(name: "NIOPosix", package: "swift-nio"),
+                "CarillonRTC", "CarillonCodecs", "CarillonCrypto", "CarillonMeasurement", "CarillonMedia", .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
         .testTarget(name: "CarillonCodecsTests", dependencies: ["CarillonCodecs", "CarillonMeasurement"], swiftSettings: strict),
-        .testTarget(name: "CarillonServerTests", dependencies: ["CarillonServer", "CarillonCodecs", "CarillonMeasurement"],
+        .testTarget(name: "CarillonServerTests", dependencies: ["CarillonServer", "CarillonCodecs", "CarillonMeasurement", "CarillonMedia"],
                     swiftSettings: strict),
         .testTarget(
             name: "CarillonTests",
-            dependencies: ["Carillon", "CarillonMeasurement", .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: ["Carillon", "CarillonMeasurement", "CarillonMedia", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "MeetingSimulationTests",
-            dependencies: ["Carillon", "CarillonServer", "CarillonRTC", "CarillonCodecs", "CarillonMeasurement", "CarillonProtocol",
+            dependencies: ["Carillon", "CarillonServer", "CarillonRTC", "CarillonCodecs", "CarillonMeasurement", "CarillonMedia", "CarillonProtocol",
                            .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: strict
         ),

@@ -1,4 +1,5 @@
 import CarillonCodecs
+import CarillonMedia
 import CarillonRTC
 import NIOCore
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Which of the project's modules each shipped target may import (`docs/ARCHITECTURE.md`, "Targets"): the transport
-/// knows no meeting (`CarillonRTC` never imports `CarillonProtocol`), the SDK and the server never import each other,
+/// knows no meeting and no codec (`CarillonRTC` imports neither `CarillonProtocol` nor `CarillonCodecs`), the SDK and the server never import each other,
 /// and the test and benchmark kits (`CarillonMeasurement`) stay out of every shipped library. Read from the sources,
 /// so an import that crosses a boundary fails here before it grows roots.
 @Suite struct ModuleBoundaryTests {
@@ -12,11 +12,12 @@ import Testing
         "CarillonCrypto": ["CCarillonOpenSSL"],
         "CarillonCodecs": ["CCarillonOpus", "CCarillonVPX", "CCarillonYUV"],
         "CarillonProtocol": ["CarillonCrypto"],
-        "CarillonRTC": ["CCarillonOpenSSL", "CCarillonSRTP", "CarillonCodecs", "CarillonCrypto"],
+        "CarillonRTC": ["CCarillonOpenSSL", "CCarillonSRTP", "CarillonCrypto"],
+        "CarillonMedia": ["CarillonCodecs", "CarillonRTC"],
         "CarillonControlClient": ["CarillonProtocol"],
         "Carillon": ["CCarillonALSA", "CCarillonAudioProcessing", "CCarillonV4L2", "CCarillonXCB", "CarillonCodecs",
-                     "CarillonProtocol", "CarillonRTC"],
-        "CarillonServer": ["CarillonCodecs", "CarillonCrypto", "CarillonProtocol", "CarillonRTC"],
+                     "CarillonMedia", "CarillonProtocol", "CarillonRTC"],
+        "CarillonServer": ["CarillonCodecs", "CarillonCrypto", "CarillonMedia", "CarillonProtocol", "CarillonRTC"],
         "CarillonMeasurement": ["CarillonCodecs", "CarillonRTC"],
     ]
 

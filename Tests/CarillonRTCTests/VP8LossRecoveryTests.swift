@@ -1,4 +1,5 @@
 import CarillonMeasurement
+import CarillonMedia
 import CarillonRTC
 import NIOCore
 import Testing

@@ -1,5 +1,6 @@
 import CarillonCodecs
 import CarillonMeasurement
+import CarillonMedia
 import CarillonRTC
 import NIOCore
 import Testing

@@ -1,3 +1,4 @@
+import CarillonMedia
 import CarillonRTC
 import NIOCore
 

@@ -1,3 +1,4 @@
+import CarillonRTC
 import NIOCore
 
 /// Reassembles VP8 frames from RTP packets (RFC 7741) and hands them out in decodable order, sans-IO.

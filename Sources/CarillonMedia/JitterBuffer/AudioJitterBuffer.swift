@@ -1,3 +1,4 @@
+import CarillonRTC
 import NIOCore
 
 /// An adaptive jitter buffer for one audio stream (Opus), sans-IO: fed packets with their arrival times, it tells the

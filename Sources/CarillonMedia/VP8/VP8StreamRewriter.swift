@@ -1,3 +1,4 @@
+import CarillonRTC
 import NIOCore
 
 /// Makes the VP8 packets of changing source streams look like one continuous stream on a forwarder's downlink
