@@ -84,6 +84,21 @@ public final class DefaultActiveSpeakerDetector: ActiveSpeakerDetectorFacade, Re
 
     // MARK: Session hooks
 
+    /// The session's roster changes and volumes, handed over on the session's loop (which is this detector's), so
+    /// they are scored at once instead of going to the callback queue and back as an observer's would.
+    func sessionEvent(_ event: SessionEvent) {
+        switch event {
+        case .volumes(let updates):
+            apply { $0.volumeDidChange(updates, at: $1) }
+        case .roster(let changes):
+            if !changes.joined.isEmpty { apply { $0.attendeesDidJoin(changes.joined, at: $1) } }
+            let gone = changes.left + changes.dropped
+            if !gone.isEmpty { apply { $0.attendeesDidLeave(gone, at: $1) } }
+        default:
+            break
+        }
+    }
+
     /// Forgets every attendee (observers see the list empty); for the end of a session.
     func removeAllAttendees() {
         run { $0.removeAllAttendees(at: $1) }

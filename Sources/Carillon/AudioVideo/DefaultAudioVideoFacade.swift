@@ -66,7 +66,6 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
         let detector = DefaultActiveSpeakerDetector(selfAttendeeId: configuration.credentials.attendeeId,
                                                     callbackQueue: callbackQueue, eventLoop: eventLoop)
         self.activeSpeakerDetector = detector
-        observers.add(detector as any RealtimeObserver)
         let devices = DefaultDeviceController(logger: logger, virtualDevices: VirtualAudioDevices(), analytics: self.analytics,
                                               callbackQueue: callbackQueue, soundCards: { ALSASoundCards.list() })
         self.deviceController = devices
@@ -85,6 +84,7 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
                 callbackQueue: callbackQueue,
                 logger: logger,
                 deviceController: devices,
+                activeSpeakerDetector: detector,
                 eventLoop: eventLoop
             )
             self.setupError = nil

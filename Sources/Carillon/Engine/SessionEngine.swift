@@ -81,6 +81,7 @@ final class SessionEngine: @unchecked Sendable {
         callbackQueue: DispatchQueue,
         logger: any Logger,
         deviceController: DefaultDeviceController,
+        activeSpeakerDetector: DefaultActiveSpeakerDetector? = nil,
         eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
     ) {
         self.eventLoop = eventLoop
@@ -90,7 +91,7 @@ final class SessionEngine: @unchecked Sendable {
         self.joinToken = configuration.credentials.joinToken
         self.analytics = analytics
         self.delivery = SessionEventDelivery(observers: observers, analytics: analytics, callbackQueue: callbackQueue,
-                                             logger: logger)
+                                             logger: logger, activeSpeakerDetector: activeSpeakerDetector)
         self.logger = logger
         self.core = SessionCore(
             credentials: configuration.credentials,

@@ -18,11 +18,14 @@ final class SessionEventDelivery {
     /// The app's `RemoteVideoSource` objects, one per attendee id (reused, as apps key subscriptions by them).
     /// Confined to the callback queue.
     private let remoteVideoSources = RemoteVideoSourceCache()
+    /// The session's active-speaker detector, on this loop too: fed the roster and volumes directly.
+    private let activeSpeakerDetector: DefaultActiveSpeakerDetector?
     /// Where remote video goes (the tile controller); set once by the facade before `start`.
     var remoteVideoSink: (any RemoteVideoFrameSink)?
 
     init(observers: ObserverRegistry, analytics: DefaultEventAnalyticsController?, callbackQueue: DispatchQueue,
-         logger: any Logger) {
+         logger: any Logger, activeSpeakerDetector: DefaultActiveSpeakerDetector? = nil) {
+        self.activeSpeakerDetector = activeSpeakerDetector
         self.observers = observers
         self.analytics = analytics
         self.callbackQueue = callbackQueue
@@ -92,6 +95,8 @@ final class SessionEventDelivery {
 
     /// Tells the app about `event` (and the analytics).
     func deliver(_ event: SessionEvent) {
+        // The detector runs on this loop: the roster and volumes reach it without the callback queue's round trip.
+        activeSpeakerDetector?.sessionEvent(event)
         let observers = self.observers
         let logger = self.logger
         switch event {
