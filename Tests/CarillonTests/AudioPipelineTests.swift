@@ -125,6 +125,44 @@ import Testing
         #expect(sender.statistics.packetsSent == 3)
     }
 
+    /// Opus from an encoded input goes out as it came, numbered as encoded frames are: a frame without a payload
+    /// (a DTX gap) moves the timestamp on but not the sequence number; muted sends nothing; the level and voice flag
+    /// are the frame's own. A receiver decodes the result to the tone.
+    @Test func encodedFramesArePacketizedAsTheyCameWithGapsAndMute() throws {
+        let format = AudioFormat(sampleRate: 48_000, channels: 2)
+        let encoder = try OpusEncoder(format: format, application: .voip, complexity: 4, dtx: false)
+        var generator = ToneGenerator(frequency: 550, amplitude: 0.3, format: format)
+        let tone = try (0..<60).map { _ in try encoder.encode(generator.next(milliseconds: 20)) }
+        let sender = try AudioSendPipeline(audioMode: .stereo48K, ssrc: 5, payloadType: 111, audioLevelExtensionID: 1,
+                                           sequenceNumber: 10, timestamp: 2_000)
+        let first = try #require(sender.process(encoded: EncodedAudioFrame(payload: tone[0], level: 12, voiceActive: true)))
+        #expect(first.payload.elementsEqual(tone[0]))
+        #expect(first.sequenceNumber == 10 && first.timestamp == 2_000 && first.marker && first.ssrc == 5)
+        let level = try #require(first.extensionValue(id: 1).flatMap(RTPHeaderExtensionValue.audioLevel))
+        #expect(level.level == 12 && level.voice)
+        #expect(sender.process(encoded: EncodedAudioFrame(payload: nil, level: 127, voiceActive: false)) == nil)
+        let afterGap = try #require(sender.process(encoded: EncodedAudioFrame(payload: tone[1], level: 12, voiceActive: true)))
+        #expect(afterGap.sequenceNumber == 11 && afterGap.timestamp == 2_000 + 2 * 960 && !afterGap.marker)
+        sender.setMuted(true)
+        #expect(sender.process(encoded: EncodedAudioFrame(payload: tone[2], level: 12, voiceActive: true)) == nil)
+        sender.setMuted(false)
+        let resumed = try #require(sender.process(encoded: EncodedAudioFrame(payload: tone[3], level: 12, voiceActive: true)))
+        #expect(resumed.sequenceNumber == 12 && resumed.timestamp == 2_000 + 4 * 960 && resumed.marker)
+        #expect(sender.statistics.packetsSent == 3 && sender.statistics.framesMuted == 1)
+
+        let receiver = try AudioReceivePipeline(audioMode: .stereo48K, payloadType: 111)
+        var played: [AudioFrame] = []
+        let continuous = try AudioSendPipeline(audioMode: .stereo48K, ssrc: 6, payloadType: 111, audioLevelExtensionID: nil)
+        for (tick, payload) in tone.enumerated() {
+            let now = Self.start + .milliseconds(Int64(20 * tick))
+            let packet = try #require(continuous.process(encoded: EncodedAudioFrame(payload: payload, level: 12, voiceActive: true)))
+            receiver.receive(try RTPPacket(parsing: packet.serialized()), arrival: now + .milliseconds(3))
+            played.append(receiver.nextFrame(now: now + .milliseconds(5)))
+        }
+        let tail = AudioFrame(format: format, samples: played[30...].flatMap(\.samples)).monoDownmix()
+        #expect(FrequencyAnalysis.dominantFrequency(tail, candidates: Self.candidates) == 550)
+    }
+
     @Test func capturedFramesInOtherFormatsAreConverted() throws {
         // A 16 kHz mono frame into a 48 kHz stereo session: 960 samples per channel encoded, timestamp + 960.
         let sender = try AudioSendPipeline(audioMode: .stereo48K, ssrc: 9, payloadType: 111, audioLevelExtensionID: nil,

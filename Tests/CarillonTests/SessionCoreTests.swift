@@ -76,6 +76,39 @@ import Testing
         #expect(core.received(datagram: [0, 1, 2], from: address, generation: generation + 1, now: start).isEmpty)
     }
 
+    /// The receive m-lines of an app's session offer transport-wide congestion control (the server estimates the
+    /// downlink); a session told not to (a benchmark bot) leaves it out there and keeps it for what it sends.
+    @Test(arguments: [true, false])
+    func receivedVideoOffersTransportWideFeedbackUnlessTurnedOff(feedback: Bool) throws {
+        let core = try session()
+        core.offersReceiveFeedback = feedback
+        _ = core.start(configuration: AudioVideoConfiguration(), reconnectBudget: .seconds(60), now: start)
+        _ = core.signalingOpened(now: start)
+        _ = core.signalingReceived(frame(.joinAck), now: start)
+        _ = core.startSendingVideo(maxBitRateKbps: 0, screenContent: false, simulcast: false, highResolution: false,
+                                   now: start)
+        _ = core.setReceivingVideo(true, now: start)
+        var source = SdkStreamDescriptor()
+        source.attendeeID = "remote-id"
+        source.streamID = 3
+        source.groupID = 1
+        source.maxBitrateKbps = 600
+        source.mediaType = .video
+        _ = core.signalingReceived(frame(.index) { $0.index.sources = [source] }, now: start)
+        let bound = core.mediaSocketBound(address, generation: core.mediaGeneration, now: start)
+        let subscribe = try #require(bound.compactMap { if case .sendSignaling(let f) = $0, f.type == .subscribe { f } else { nil } }.first)
+        let offer = try SessionDescription(parsing: subscribe.sub.sdpOffer)
+        let receiving = offer.media.filter { $0.direction == .recvonly }
+        let sending = offer.media.filter { $0.direction == .sendonly || $0.direction == .sendrecv }
+        try #require(!receiving.isEmpty && sending.contains { $0.kind == "video" })
+        func offersFeedback(_ media: MediaDescription) -> Bool {
+            media.extensions.contains { $0.uri == SDPExtension.transportWideCCURI }
+                && media.codecs.contains { $0.feedback.contains("transport-cc") }
+        }
+        #expect(receiving.allSatisfy { offersFeedback($0) == feedback })
+        #expect(sending.filter { $0.kind == "video" }.allSatisfy(offersFeedback))
+    }
+
     @Test func anAnswerThatCannotBeUsedFailsTheMediaStepAndClosesTheSocket() throws {
         let core = try session()
         _ = joined(core)

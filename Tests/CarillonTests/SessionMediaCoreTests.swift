@@ -402,6 +402,40 @@ import Testing
         #expect(listener.ticks.suffix(10).flatMap { Self.played($0.effects) }.allSatisfy { !$0.isSilent })
     }
 
+    /// A speaker that discards what it is given (a null output) hears nothing: decoding stops while it is open and
+    /// comes back with a real one; a session without audio devices never decodes, whatever the shell says.
+    @Test func aNullOutputIsNotDecodedFor() throws {
+        let listener = try Run(Self.connection(.outputOnly))
+        #expect(listener.core.isDecoding)
+        listener.core.setDecoding(false)
+        listener.run(until: 500)
+        #expect(listener.core.receiveStatistics?.framesDecoded == 0)
+        #expect(listener.ticks.flatMap { Self.played($0.effects) }.allSatisfy { $0.isSilent })
+        listener.core.setDecoding(true)
+        listener.run(until: 1000)
+        #expect((listener.core.receiveStatistics?.framesDecoded ?? 0) > 15)
+
+        let bot = try Run(Self.connection(.none))
+        bot.core.setDecoding(true)
+        #expect(!bot.core.isDecoding)
+    }
+
+    /// An input that delivers Opus is sent as it came, on the same 20 ms grid: a tone packet per frame, nothing for
+    /// a frame without a payload.
+    @Test func encodedFramesAreSentOnTheGrid() throws {
+        let core = SessionMediaCore()
+        _ = try core.connected(Self.connection(), now: Self.start)
+        var sent: [RTPPacket] = []
+        for tick in 0..<10 {
+            let frame = EncodedAudioFrame(payload: tick % 5 == 4 ? nil : [0xFC, UInt8(tick)], level: 20, voiceActive: true)
+            sent += Self.sent(core.frameTick(encoded: frame, now: Self.at(Int64(20 * tick))))
+        }
+        #expect(sent.map { Array($0.payload) } == [0, 1, 2, 3, 5, 6, 7, 8].map { [0xFC, UInt8($0)] })
+        #expect(sent.map(\.sequenceNumber) == (100..<108).map { UInt16($0) })
+        #expect(sent.map(\.timestamp) == [0, 1, 2, 3, 5, 6, 7, 8].map { 1000 + 960 * UInt32($0) })
+        #expect(core.frameTick(encoded: EncodedAudioFrame(payload: [0xFC], level: 20, voiceActive: true), now: Self.at(190)).isEmpty)
+    }
+
     @Test func aNewDeviceChoiceReopensOnlyWhatTheCapabilitiesAllow() throws {
         let core = SessionMediaCore()
         #expect(core.devicesChanged().isEmpty)

@@ -50,16 +50,29 @@ import Testing
         func run(frames count: Int, pattern override: VideoTestPattern? = nil) {
             for _ in 0..<count {
                 let image = (override ?? pattern).image(frame: frame)
-                let frameEnd = now + .milliseconds(66)
                 deliver(sender.send(image, timestampNanoseconds: Int64(frame) * 66_000_000, now: now))
-                while let due = sender.nextDeadline.earlier(receiver.nextDeadline), due < frameEnd {
-                    now = max(now, due)
-                    if let senderDue = sender.nextDeadline, senderDue <= now { deliver(sender.tick(now: now)) }
-                    if let receiverDue = receiver.nextDeadline, receiverDue <= now { receiverEffects(receiver.tick(now: now)) }
-                }
-                frame += 1
-                now = frameEnd
+                finishFrame()
             }
+        }
+
+        /// Sends frames that are already VP8, 66 ms apart, as ``run(frames:pattern:)`` sends pictures.
+        func run(encoded frames: [EncodedVideoFrame]) {
+            for encoded in frames {
+                deliver(sender.send(encoded: encoded, timestampNanoseconds: Int64(frame) * 66_000_000, now: now))
+                finishFrame()
+            }
+        }
+
+        /// Ticks both cores at their deadlines until the next frame is due.
+        private func finishFrame() {
+            let frameEnd = now + .milliseconds(66)
+            while let due = sender.nextDeadline.earlier(receiver.nextDeadline), due < frameEnd {
+                now = max(now, due)
+                if let senderDue = sender.nextDeadline, senderDue <= now { deliver(sender.tick(now: now)) }
+                if let receiverDue = receiver.nextDeadline, receiverDue <= now { receiverEffects(receiver.tick(now: now)) }
+            }
+            frame += 1
+            now = frameEnd
         }
 
         func setDecoded(_ decoded: Bool) {
@@ -165,6 +178,41 @@ import Testing
         for (previous, packet) in zip(first + second, (first + second).dropFirst()) {
             #expect(packet.0 == previous.0 &+ 1)
         }
+    }
+
+    /// Frames that are already VP8 (a bot's prepared video) are packetised and paced as encoded pictures are: the
+    /// receiver decodes every one of them, in order, at the source's size, and the sender counts what it sent.
+    @Test func preEncodedFramesArriveAndDecodeAsSent() throws {
+        let pair = try Pair()
+        let encoder = try VP8Encoder(configuration: .init(width: 320, height: 180, bitrate: 300_000, maxFrameRate: 15))
+        let frames = try (0..<20).map { index in
+            try #require(try encoder.encode(pair.pattern.image(frame: index), timestamp: UInt32(index * 6_000),
+                                            forceKeyframe: index == 0))
+        }
+        pair.setDecoded(true)
+        pair.run(encoded: frames)
+        #expect(pair.decodedCounters == (0..<20).map { Optional($0) })
+        #expect(pair.sender.framesEncoded == 20)
+        #expect(pair.sender.packetsSent == pair.mediaPackets)
+        let statistics = try #require(pair.statistics)
+        #expect(statistics.framesReceived == 20 && statistics.packetsReceived == pair.mediaPackets)
+        #expect(statistics.width == 320 && statistics.height == 180)
+    }
+
+    /// A simulcast sender scales its own pictures: a frame that is already encoded has no layer to go on.
+    @Test func aSimulcastSenderSendsNoPreEncodedFrame() throws {
+        let core = SessionVideoCore()
+        let layers = [SimulcastLayerSetting(rid: "low", scaleDown: 4, maxBitrateKbps: 100),
+                      SimulcastLayerSetting(rid: "hi", scaleDown: 1, maxBitrateKbps: 1_000)]
+        var send = SessionVideoCore.SendConfiguration(
+            ssrc: Self.mediaSSRC, rtxSSRC: Self.mediaSSRC + 1, payloadType: 96, rtxPayloadType: 97,
+            transportCCExtensionId: nil, cname: "camera", maximumBitrate: 0, screenContent: false)
+        send.simulcast = SessionVideoCore.simulcastStreams(layers, videoSSRCs: (Self.mediaSSRC, Self.mediaSSRC + 1))
+        _ = core.configure(send: send, receive: [], reportSSRC: 1, now: Self.start)
+        let frame = EncodedVideoFrame(bytes: [0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a], isKeyframe: true, timestamp: 0,
+                                      width: 320, height: 180)
+        #expect(core.send(encoded: frame, timestampNanoseconds: 0, now: Self.start).isEmpty)
+        #expect(core.framesEncoded == 0)
     }
 
     @Test func aVideoNobodyLooksAtIsReceivedButNotDecodedAndAnnouncedOnce() throws {

@@ -173,6 +173,31 @@ final class AudioSendPipeline {
             // A DTX frame is the TOC byte and at most a couple more: the same one can stand for every silent frame.
             silencePayload = silent && silentFrames >= Self.silentFramesBeforeReuse && payload.count <= 3 ? payload : nil
         }
+        return packetize(payload, samples: samples)
+    }
+
+    /// Takes one 20 ms frame that is already Opus (an ``EncodedAudioInputSource``'s) and returns its packet: the
+    /// frame's own level and voice flag go in the audio-level extension, the numbering continues as for encoded
+    /// frames. Nil when muted or when the frame carries no payload (a DTX gap: the timestamp moves on).
+    func process(encoded frame: EncodedAudioFrame) -> RTPPacket? {
+        inputLevel = frame.level
+        inputVoiceActive = frame.voiceActive
+        let samples = UInt32(Self.clockRate / 1000 * SessionMediaCore.frameMilliseconds)
+        guard !isMuted else {
+            numbering.skip(samples: samples)
+            statistics.framesMuted += 1
+            return nil
+        }
+        guard let payload = frame.payload else {
+            numbering.skip(samples: samples)
+            return nil
+        }
+        return packetize(payload, samples: samples)
+    }
+
+    /// The packet of one encoded frame: the next sequence number and timestamp, the level extension, the marker on a
+    /// talk spurt's first packet.
+    private func packetize(_ payload: [UInt8], samples: UInt32) -> RTPPacket {
         var extensions: [(id: UInt8, value: [UInt8])] = []
         if let audioLevelExtensionID {
             extensions.append((audioLevelExtensionID,

@@ -115,7 +115,7 @@ public final class DefaultAudioVideoFacade: AudioVideoFacade, @unchecked Sendabl
     }
 
     /// The signaling URL with the query Chime clients add (`signaling.md` §1.1).
-    package static func signalingURL(_ base: String) -> String {
+    static func signalingURL(_ base: String) -> String {
         base + "?X-Chime-Control-Protocol-Version=3&X-Amzn-Chime-Send-Close-On-Error=1"
             + "&X-Amzn-Version=\(CarillonVersion.current)&X-Amzn-User-Agent=carillon-\(CarillonVersion.current)"
     }

@@ -1,5 +1,5 @@
 /// What one AUDIO_STREAM_ID_INFO frame changed, one list per callback.
-package struct RosterChanges: Sendable {
+struct RosterChanges: Sendable {
     var joined: [AttendeeInfo] = []
     var left: [AttendeeInfo] = []
     var dropped: [AttendeeInfo] = []

@@ -65,6 +65,10 @@ final class SessionCore {
     private let makeIdentifiers: () -> MediaIdentifiers
     private let logger: any Logger
     private var audioConfiguration = AudioVideoConfiguration()
+    /// Whether received video offers transport-wide congestion control feedback, so the server estimates and shapes
+    /// each downlink (as for every app). A benchmark bot turns it off to be forwarded to without shaping, as Janus
+    /// forwards to its bots; set before ``start(configuration:reconnectBudget:now:)``.
+    var offersReceiveFeedback = true
     /// What the app asked for its local video: the cap (bit/s, 0 default) and whether it is screen content.
     private var videoSendSettings = (maximumBitrate: 0, screenContent: false)
     /// The size of the local video's pictures, as last told to signaling.
@@ -95,6 +99,12 @@ final class SessionCore {
 
     /// Whether a 20 ms audio frame is due at `now`: the shell reads one from the input for ``tick(now:captured:)``.
     func isAudioFrameDue(now: NIODeadline) -> Bool { media.nextDeadline.map { $0 <= now } ?? false }
+
+    /// What the current media connection sent and received so far.
+    var mediaCounters: SessionMediaCounters {
+        SessionMediaCounters(connection: connection?.peer?.statistics, videoPacketsSent: video.packetsSent,
+                             videoFramesSent: video.framesEncoded, receivedVideos: video.receiveStatistics)
+    }
 
     // MARK: The app's commands
 
@@ -146,14 +156,30 @@ final class SessionCore {
     /// One picture of the local video: a new size is announced (SUBSCRIBE's layer sizes), then it is encoded and
     /// sent when the video core sends.
     func videoFrame(_ image: I420Image, timestampNanoseconds: Int64, now: SessionTime) -> [SessionCoreEffect] {
-        var effects: [SessionCoreEffect] = []
-        if (image.width, image.height) != videoSourceSize {
-            videoSourceSize = (image.width, image.height)
-            effects += signal(now) { $0.setVideoSourceSize(width: image.width, height: image.height, now: $1) }
-        }
+        let effects = videoSourceSized(width: image.width, height: image.height, now: now)
         guard video.isSending else { return effects }
         return effects + carryOut(video.send(image, timestampNanoseconds: timestampNanoseconds, now: now.monotonic), now: now)
     }
+
+    /// One frame of the local video that is already VP8 (a bot's prepared video): a new size is announced as for a
+    /// picture, then it is sent as it is (``VideoSendStream/send(encoded:timestampNanoseconds:now:)``).
+    func videoFrame(encoded frame: EncodedVideoFrame, timestampNanoseconds: Int64, now: SessionTime) -> [SessionCoreEffect] {
+        let effects = videoSourceSized(width: frame.width, height: frame.height, now: now)
+        guard video.isSending else { return effects }
+        return effects + carryOut(video.send(encoded: frame, timestampNanoseconds: timestampNanoseconds, now: now.monotonic),
+                                  now: now)
+    }
+
+    /// Signaling learns a new size of the local video (SUBSCRIBE's layer sizes); nothing when it is the last one's.
+    private func videoSourceSized(width: Int, height: Int, now: SessionTime) -> [SessionCoreEffect] {
+        guard (width, height) != videoSourceSize else { return [] }
+        videoSourceSize = (width, height)
+        return signal(now) { $0.setVideoSourceSize(width: width, height: height, now: $1) }
+    }
+
+    /// Whether received audio is decoded (``SessionMediaCore/setDecoding(_:)``): off while the opened output
+    /// discards what it is given.
+    func setAudioDecoding(_ decodes: Bool) { media.setDecoding(decodes) }
 
     /// Starts or stops receiving remote video (`startRemoteVideo`/`stopRemoteVideo`).
     func setReceivingVideo(_ receiving: Bool, now: SessionTime) -> [SessionCoreEffect] {
@@ -203,9 +229,8 @@ final class SessionCore {
                                          candidates: [TransportDescription.hostCandidate(for: address)])
         let identifiers = makeIdentifiers()
         connection = MediaConnection(local: local, identifiers: identifiers)
-        let offer = plan.offer(transport: local, audioSSRC: identifiers.audioSSRC,
-                               videoSSRCs: (identifiers.videoSSRC, identifiers.rtxSSRC), cname: signaling.credentials.attendeeId)
-        return signal(now) { $0.mediaOfferReady(offer.serialized, now: $1) }
+        let offer = offer(plan, transport: local, identifiers: identifiers)
+        return signal(now) { $0.mediaOfferReady(offer, now: $1) }
     }
 
     /// The media socket could not be bound: the attempt fails (signaling reconnects).
@@ -225,12 +250,25 @@ final class SessionCore {
     /// Runs what is due at `now`: the peer connection's timers, the audio frame (`captured`: what the shell read from
     /// the input because ``isAudioFrameDue(now:)``), signaling's timers, the video core's.
     func tick(now: SessionTime, captured: AudioFrame?) -> [SessionCoreEffect] {
+        tick(now: now) { $0.frameTick(captured: captured, now: $1) }
+    }
+
+    /// As ``tick(now:captured:)``, for a session whose input delivers Opus (``EncodedAudioInputSource``): `encoded`
+    /// is the frame the shell read because ``isAudioFrameDue(now:)``.
+    func tick(now: SessionTime, encoded: EncodedAudioFrame?) -> [SessionCoreEffect] {
+        tick(now: now) { media, now in
+            encoded.map { media.frameTick(encoded: $0, now: now) } ?? media.frameTick(captured: nil, now: now)
+        }
+    }
+
+    private func tick(now: SessionTime, audioFrame: (SessionMediaCore, SessionTime) -> [SessionMediaEffect])
+        -> [SessionCoreEffect] {
         var effects: [SessionCoreEffect] = []
         if let peer = connection?.peer, let due = peer.nextDeadline, due <= now.monotonic {
             effects += peerOutput(peer.tick(now: now.monotonic), now: now)
         }
         if isAudioFrameDue(now: now.monotonic) {
-            effects += carryOut(media.frameTick(captured: captured, now: now), now: now)
+            effects += carryOut(audioFrame(media, now), now: now)
         }
         if let due = signaling.nextDeadline, due <= now.monotonic {
             effects += signal(now) { $0.tick(now: $1) }
@@ -308,9 +346,24 @@ final class SessionCore {
     private func renegotiateMedia(_ plan: SessionMediaPlan, now: SessionTime) -> [SessionCoreEffect] {
         guard let connection else { return [] }
         let identifiers = connection.identifiers
-        let offer = plan.offer(transport: connection.local, audioSSRC: identifiers.audioSSRC,
+        let offer = offer(plan, transport: connection.local, identifiers: identifiers)
+        return signal(now) { $0.mediaOfferReady(offer, now: $1) }
+    }
+
+    /// The offer for `plan` on `transport`; without ``offersReceiveFeedback`` the receive m-lines leave out
+    /// transport-wide congestion control.
+    private func offer(_ plan: SessionMediaPlan, transport: TransportDescription, identifiers: MediaIdentifiers) -> String {
+        var offer = plan.offer(transport: transport, audioSSRC: identifiers.audioSSRC,
                                videoSSRCs: (identifiers.videoSSRC, identifiers.rtxSSRC), cname: signaling.credentials.attendeeId)
-        return signal(now) { $0.mediaOfferReady(offer.serialized, now: $1) }
+        if !offersReceiveFeedback {
+            for index in offer.media.indices where offer.media[index].direction == .recvonly {
+                offer.media[index].extensions.removeAll { $0.uri == SDPExtension.transportWideCCURI }
+                for codec in offer.media[index].codecs.indices {
+                    offer.media[index].codecs[codec].feedback.removeAll { $0 == "transport-cc" }
+                }
+            }
+        }
+        return offer.serialized
     }
 
     /// Applies the server's answer: a controlling ICE agent towards the answer's candidates, DTLS as negotiated.

@@ -22,8 +22,9 @@ import Glibc
 /// point hops there with one `execute`, and so does a device choice (the device controller's selection-change
 /// handler). A small mutex-guarded mirror answers the synchronous questions of the API (is the session started, is
 /// it in the meeting) without waiting for the loop; the loop writes it only when its answer changes.
-final class SessionEngine: @unchecked Sendable {
-    let eventLoop: any EventLoop
+package final class SessionEngine: @unchecked Sendable {
+    /// The session's loop: the core, the sockets, the devices and the timer live here.
+    package let eventLoop: any EventLoop
     private let target: SignalingSocket.Target
     /// The TLS client context of a `wss://` target.
     private let tls: NIOSSLContext?
@@ -52,8 +53,20 @@ final class SessionEngine: @unchecked Sendable {
 
     /// The input read every frame and the output written every frame.
     private struct OpenDevices {
-        var input: any AudioInputSource
+        /// The input when it delivers PCM (nil when it delivers Opus: it is held once, in ``encodedInput``).
+        var input: (any AudioInputSource)?
+        /// The input when it delivers Opus.
+        var encodedInput: (any EncodedAudioInputSource)?
         let output: any AudioOutputSink
+
+        init(input: any AudioInputSource, output: any AudioOutputSink) {
+            if let encoded = input as? any EncodedAudioInputSource {
+                encodedInput = encoded
+            } else {
+                self.input = input
+            }
+            self.output = output
+        }
     }
 
     /// The environment variable that turns echo cancellation, gain control and the high-pass filter off on real
@@ -107,11 +120,30 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    var isStarted: Bool { mirror.withLock { $0.started } }
-    var isInMeeting: Bool { mirror.withLock { $0.inMeeting } }
+    /// A session run inside this package without the app-facing facade (the CLI's benchmark bots): signaling to the
+    /// configuration's URL (`ws://` only), `observer` told what the app would be on a queue of its own, devices from
+    /// `deviceController` (an ``EncodedAudioInputSource`` chosen as the microphone sends prepared Opus). Drive it with
+    /// ``claimStart()``, ``start(configuration:)`` and the package methods below. Without `receiveFeedback` the
+    /// received video offers no transport-wide congestion control (``SessionCore/offersReceiveFeedback``).
+    package convenience init(configuration: MeetingSessionConfiguration, deviceController: DefaultDeviceController,
+                             observer: any AudioVideoObserver, receiveFeedback: Bool = true, logger: any Logger,
+                             eventLoop: any EventLoop) throws {
+        let target = try SignalingSocket.Target(url: DefaultAudioVideoFacade.signalingURL(configuration.urls.signalingUrl))
+        let observers = ObserverRegistry()
+        observers.add(observer)
+        self.init(configuration: configuration, target: target, observers: observers,
+                  callbackQueue: DispatchQueue(label: "carillon.session-callbacks"), logger: logger,
+                  deviceController: deviceController, eventLoop: eventLoop)
+        core.offersReceiveFeedback = receiveFeedback
+    }
+
+    /// Whether the session is started (and not stopped since).
+    package var isStarted: Bool { mirror.withLock { $0.started } }
+    /// Whether the session is in the meeting (signaling joined, media connected).
+    package var isInMeeting: Bool { mirror.withLock { $0.inMeeting } }
 
     /// Marks the session started; false when it already was (checked and set atomically).
-    func claimStart() -> Bool {
+    package func claimStart() -> Bool {
         mirror.withLock { mirror in
             guard !mirror.started else { return false }
             mirror.started = true
@@ -121,11 +153,13 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    func start(configuration: AudioVideoConfiguration) {
+    /// Starts the session (after ``claimStart()``): signaling connects.
+    package func start(configuration: AudioVideoConfiguration) {
         let budget = TimeAmount.milliseconds(Int64(max(0, configuration.reconnectTimeoutMs)))
         eventLoop.execute { self.apply { $0.start(configuration: configuration, reconnectBudget: budget, now: $1) } }
     }
-    func stop() { eventLoop.execute { self.apply { $0.stop(now: $1) } } }
+    /// Stops the session: LEAVE, then media and signaling close.
+    package func stop() { eventLoop.execute { self.apply { $0.stop(now: $1) } } }
 
     /// The received videos' counters as of the last second.
     var remoteVideoStatistics: [RemoteVideoStatistics] { videoStatistics.withLock { $0 } }
@@ -136,7 +170,7 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     /// Mutes or unmutes; true once the session is started (before media connects too), false when it is not.
-    func setMuted(_ muted: Bool) -> Bool {
+    package func setMuted(_ muted: Bool) -> Bool {
         guard isStarted else { return false }
         eventLoop.execute { self.apply { $0.setMuted(muted, now: $1) } }
         return true
@@ -193,9 +227,9 @@ final class SessionEngine: @unchecked Sendable {
     /// The core's deadline: reading the input is I/O, so it happens here when the core says a frame is due.
     private func timerFired() {
         apply { core, now in
-            let captured = core.isAudioFrameDue(now: now.monotonic)
-                ? devices?.input.read(frameMilliseconds: SessionMediaCore.frameMilliseconds) : nil
-            return core.tick(now: now, captured: captured)
+            guard core.isAudioFrameDue(now: now.monotonic) else { return core.tick(now: now, captured: nil) }
+            if devices?.encodedInput != nil { return core.tick(now: now, encoded: devices?.encodedInput?.readEncoded()) }
+            return core.tick(now: now, captured: devices?.input?.read(frameMilliseconds: SessionMediaCore.frameMilliseconds))
         }
     }
 
@@ -280,6 +314,8 @@ final class SessionEngine: @unchecked Sendable {
                 input: microphone ? deviceController.openInput(format: format) : SilenceAudioSource(format: format),
                 output: speaker ? deviceController.openOutput(format: format) : NullAudioSink(format: format))
             devices = opened
+            // What a null output is given is never heard: not decoding it makes a listening bot cost almost nothing.
+            core.setAudioDecoding(!(opened.output is NullAudioSink))
             // Echo exists only between a real speaker and a real microphone; virtual devices have none to cancel.
             let cancelsEcho = Self.echoCancellationAllowed
                 && opened.input is ALSACaptureSource && opened.output is ALSAPlaybackSink
@@ -366,5 +402,28 @@ extension SessionEngine: SessionVideoControl {
 
     func setRemoteVideoDecoded(_ decoded: Bool, videoId: Int) {
         eventLoop.execute { self.apply { $0.setRemoteVideoDecoded(decoded, videoId: videoId, now: $1) } }
+    }
+}
+
+extension SessionEngine {
+    /// Starts sending the local video at most `maxBitRateKbps`, one stream (no simulcast): a bot's camera, fed with
+    /// ``sendVideoFrame(encoded:timestampNanoseconds:)``.
+    package func startSendingEncodedVideo(maxBitRateKbps: UInt32) {
+        startSendingVideo(maxBitRateKbps: maxBitRateKbps, screenContent: false, simulcast: false, highResolution: false)
+    }
+
+    /// Starts receiving every remote camera (`startRemoteVideo`); nothing is decoded while no view is bound.
+    package func startReceivingVideo() { setReceivingVideo(true) }
+
+    /// One frame of the local video that is already VP8, captured at `timestampNanoseconds` (one hop to the loop).
+    package func sendVideoFrame(encoded frame: EncodedVideoFrame, timestampNanoseconds: Int64) {
+        eventLoop.execute {
+            self.apply { $0.videoFrame(encoded: frame, timestampNanoseconds: timestampNanoseconds, now: $1) }
+        }
+    }
+
+    /// What the media connection sent and received so far, read on the loop.
+    package func mediaCounters() -> EventLoopFuture<SessionMediaCounters> {
+        eventLoop.submit { self.core.mediaCounters }
     }
 }

@@ -222,11 +222,23 @@ final class SessionMediaCore {
     /// silence). Returns the packet to send, the frame to play and, once a second, the reports. A tick before the
     /// deadline (or without a connection) does nothing and drops `captured`.
     func frameTick(captured: AudioFrame?, now: SessionTime) -> [SessionMediaEffect] {
+        frameTick(now: now) { send, format in
+            send.process(captured ?? .silence(format: format, milliseconds: Self.frameMilliseconds))
+        }
+    }
+
+    /// The frame due at ``nextDeadline`` from an input that delivers Opus (``EncodedAudioInputSource``): as
+    /// ``frameTick(captured:now:)``, with `encoded` sent as it is instead of encoding a captured frame.
+    func frameTick(encoded: EncodedAudioFrame, now: SessionTime) -> [SessionMediaEffect] {
+        frameTick(now: now) { send, _ in send.process(encoded: encoded) }
+    }
+
+    /// One frame: `packet` makes what is sent from the send pipeline and the session's format.
+    private func frameTick(now: SessionTime, packet: (AudioSendPipeline, AudioFormat) -> RTPPacket?) -> [SessionMediaEffect] {
         guard var audio, let skipped = audio.clock.takeFrame(now: now.monotonic) else { return [] }
         if skipped > 0 { audio.send.skip(milliseconds: skipped * Self.frameMilliseconds) }
         var effects: [SessionMediaEffect] = []
-        let frame = captured ?? .silence(format: audio.connection.audioMode.format, milliseconds: Self.frameMilliseconds)
-        if let packet = audio.send.process(frame) {
+        if let packet = packet(audio.send, audio.connection.audioMode.format) {
             effects.append(.sendRTP(packet.serialized()))
         }
         let played = audio.receive.nextFrame(now: now.monotonic)
@@ -244,6 +256,17 @@ final class SessionMediaCore {
     func videoMetricsMeasured(_ metrics: VideoClientMetrics, now: NIODeadline) {
         latestVideoMetrics = (metrics, now)
     }
+
+    /// Whether received audio is decoded: the shell turns it off when the output it opened discards what it is
+    /// given (a null output), so a bot that hears nothing decodes nothing; ``connected(_:now:)`` sets it from the
+    /// capabilities first.
+    func setDecoding(_ decodes: Bool) {
+        guard let audio, audio.connection.capabilities != .none else { return }
+        audio.receive.decodes = decodes
+    }
+
+    /// Whether received audio is decoded now.
+    var isDecoding: Bool { audio?.receive.decodes ?? false }
 
     /// Mutes or unmutes the sent audio (the server is told through AUDIO_CONTROL by signaling).
     func setMuted(_ muted: Bool) {

@@ -5,7 +5,7 @@ import CarillonRTC
 ///
 /// The m-lines are fixed by position so renegotiations keep every mid: audio `0`, the camera `1`, then receive slot
 /// *i* as mid `2 + i` (recvonly when it has a stream, inactive when its stream went away; slots are reused).
-package struct SessionMediaPlan: Sendable, Equatable {
+struct SessionMediaPlan: Sendable, Equatable {
     /// How much one received source matters and the bitrate to aim for: SUBSCRIBE `video_subscription_configuration`
     /// in server-side adaptation (`signaling.md` §3.10).
     struct ReceivePreference: Sendable, Equatable {
@@ -58,7 +58,7 @@ package struct SessionMediaPlan: Sendable, Equatable {
     /// The offer for this plan over `transport`: audio sending `audioSSRC`, the camera sending `videoSSRCs` when
     /// ``sendsVideo`` (with ``sendLayers``: rid simulcast, `a=rid` low/mid/hi and `a=simulcast`, no SSRCs declared:
     /// the server learns them from the `rtp-stream-id` extension), and the receive m-lines.
-    package func offer(transport: TransportDescription, audioSSRC: UInt32, videoSSRCs: (media: UInt32, rtx: UInt32),
+    func offer(transport: TransportDescription, audioSSRC: UInt32, videoSSRCs: (media: UInt32, rtx: UInt32),
                cname: String) -> SessionDescription {
         var description = AudioSessionDescription.offer(transport: transport, ssrc: audioSSRC, cname: cname)
         let sender = VideoSessionDescription.Sender(ssrc: videoSSRCs.media, rtxSSRC: videoSSRCs.rtx,

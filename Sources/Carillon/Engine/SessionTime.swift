@@ -7,8 +7,8 @@ import NIOCore
 ///
 /// The session's shell takes the only reading (``reading(monotonic:)``, with its loop's `now`); cores and tests build
 /// values themselves, so they run in virtual time. A plain value.
-package struct SessionTime: Sendable, Equatable {
-    package var monotonic: NIODeadline
+struct SessionTime: Sendable, Equatable {
+    var monotonic: NIODeadline
     /// The wall clock, nanoseconds since the Unix epoch.
     var unixNanoseconds: UInt64
 
@@ -29,7 +29,7 @@ package struct SessionTime: Sendable, Equatable {
 
     /// Reads the wall clock now and pairs it with `monotonic` (the session loop's `now`): the one place a session
     /// reads the wall clock.
-    package static func reading(monotonic: NIODeadline) -> SessionTime {
+    static func reading(monotonic: NIODeadline) -> SessionTime {
         SessionTime(monotonic: monotonic, unixNanoseconds: UInt64(max(0, Date().timeIntervalSince1970 * 1e9)))
     }
 

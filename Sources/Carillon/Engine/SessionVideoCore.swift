@@ -110,6 +110,9 @@ final class SessionVideoCore {
     /// Pictures encoded since sending started.
     var framesEncoded: Int { sending.framesEncoded }
 
+    /// Media packets sent since sending started (``VideoSendStream/packetsSent``).
+    var packetsSent: Int { sending.packetsSent }
+
     /// Frames encoded per sent layer (one entry without simulcast; low, mid, hi with it).
     var layerFramesEncoded: [Int] { sending.layerFramesEncoded }
 
@@ -164,6 +167,11 @@ final class SessionVideoCore {
     /// One local picture captured at `timestampNanoseconds` (see ``VideoSendStream/send(_:timestampNanoseconds:now:)``).
     func send(_ image: I420Image, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
         sending.send(image, timestampNanoseconds: timestampNanoseconds, now: now)
+    }
+
+    /// One frame that is already VP8 (see ``VideoSendStream/send(encoded:timestampNanoseconds:now:)``).
+    func send(encoded frame: EncodedVideoFrame, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
+        sending.send(encoded: frame, timestampNanoseconds: timestampNanoseconds, now: now)
     }
 
     /// A received RTP packet of one of the video tracks (after SRTP).

@@ -1,5 +1,5 @@
 /// What one SUBSCRIBE/SUBSCRIBE_ACK settled about video, for the media side.
-package struct SessionVideoNegotiation: Sendable, Equatable {
+struct SessionVideoNegotiation: Sendable, Equatable {
     /// One receive m-line and the stream the server sends on it (SUBSCRIBE_ACK `tracks`).
     struct Track: Sendable, Equatable {
         var mid: String

@@ -4,7 +4,7 @@ import Foundation
 import NIOCore
 
 /// What the session core asks its shell to do.
-package enum SessionAction: Sendable {
+enum SessionAction: Sendable {
     /// Open a new signaling socket (any older one is abandoned).
     case openSocket
     /// Send one frame on the current socket.
@@ -31,7 +31,7 @@ package enum SessionAction: Sendable {
 }
 
 /// What the app is told, in order.
-package enum SessionEvent: Sendable {
+enum SessionEvent: Sendable {
     case startConnecting(reconnecting: Bool)
     case started(reconnecting: Bool)
     case dropped
@@ -74,7 +74,7 @@ package enum SessionEvent: Sendable {
 /// | error.status 5xx | retry | drop, reconnect |
 ///
 /// When the reconnect budget is spent: `cancelledReconnect`, then stop `.audioDisconnected`.
-package struct SignalingSessionCore: Sendable {
+struct SignalingSessionCore: Sendable {
     enum Phase: Equatable {
         case idle
         case opening(deadline: NIODeadline)
@@ -91,7 +91,7 @@ package struct SignalingSessionCore: Sendable {
     static let connectGrace: TimeAmount = .seconds(10)
     static let missedPongLimit = 4
 
-    package let credentials: MeetingSessionCredentials
+    let credentials: MeetingSessionCredentials
     /// The meeting's AudioHostUrl, echoed in SUBSCRIBE.
     let audioHost: String
     private(set) var phase: Phase = .idle
@@ -153,7 +153,7 @@ package struct SignalingSessionCore: Sendable {
     /// The paused stream ids last handed to the shell (``SessionAction/setVideoPausedAtSource(_:)``).
     private var reportedPausedStreamIds: Set<UInt32> = []
 
-    package init(
+    init(
         credentials: MeetingSessionCredentials,
         audioHost: String = "",
         audioSessionId: UInt64,
@@ -167,12 +167,12 @@ package struct SignalingSessionCore: Sendable {
         self.random = random
     }
 
-    package var isInMeeting: Bool { phase == .inMeeting }
+    var isInMeeting: Bool { phase == .inMeeting }
 
     /// The local mute state, kept across reconnects.
-    package var isMuted: Bool { muted }
+    var isMuted: Bool { muted }
 
-    package var nextDeadline: NIODeadline? {
+    var nextDeadline: NIODeadline? {
         switch phase {
         case .opening(let deadline), .joining(let deadline, _), .connectingMedia(let deadline, _), .leaving(let deadline):
             min(deadline, nextPing ?? deadline)
@@ -184,7 +184,7 @@ package struct SignalingSessionCore: Sendable {
 
     // MARK: Inputs
 
-    package mutating func start(reconnectBudget: TimeAmount, now: SessionTime) -> [SessionAction] {
+    mutating func start(reconnectBudget: TimeAmount, now: SessionTime) -> [SessionAction] {
         guard phase == .idle || phase == .stopped else { return [] }
         hasBeenInMeeting = false
         videoStartedReported = false
@@ -194,7 +194,7 @@ package struct SignalingSessionCore: Sendable {
         return [.event(.startConnecting(reconnecting: false)), .openSocket]
     }
 
-    package mutating func socketOpened(now: SessionTime) -> [SessionAction] {
+    mutating func socketOpened(now: SessionTime) -> [SessionAction] {
         guard case .opening = phase else { return [] }
         phase = .joining(deadline: now.monotonic + Self.stepTimeout, gotJoinAck: false)
         pingId = 0
@@ -223,14 +223,14 @@ package struct SignalingSessionCore: Sendable {
         return [ping(now), .send(frame)]
     }
 
-    package mutating func socketFailed(now: SessionTime) -> [SessionAction] {
+    mutating func socketFailed(now: SessionTime) -> [SessionAction] {
         socketClosed(code: nil, now: now)
     }
 
     /// The socket's TLS handshake failed (an untrusted, expired or misnamed certificate): a retry would meet the
     /// same certificate, so the session stops with `audioServiceUnavailable`, as Chime does for a service it cannot
     /// use, whether joining or reconnecting.
-    package mutating func socketFailedTLS(now: SessionTime) -> [SessionAction] {
+    mutating func socketFailedTLS(now: SessionTime) -> [SessionAction] {
         switch phase {
         case .leaving:
             phase = .stopped
@@ -243,7 +243,7 @@ package struct SignalingSessionCore: Sendable {
     }
 
     /// The socket ended; `code` is the close code, nil for an abnormal end (no close frame, connect failure).
-    package mutating func socketClosed(code: UInt16?, now: SessionTime) -> [SessionAction] {
+    mutating func socketClosed(code: UInt16?, now: SessionTime) -> [SessionAction] {
         switch phase {
         case .leaving:
             phase = .stopped
@@ -271,7 +271,7 @@ package struct SignalingSessionCore: Sendable {
         }
     }
 
-    package mutating func received(_ frame: SdkSignalFrame, now: SessionTime) -> [SessionAction] {
+    mutating func received(_ frame: SdkSignalFrame, now: SessionTime) -> [SessionAction] {
         switch phase {
         case .joining, .connectingMedia, .inMeeting, .leaving: break
         default: return []
@@ -372,7 +372,7 @@ package struct SignalingSessionCore: Sendable {
     }
 
     /// The local offer of a new media connection, or of a renegotiation, is ready: SUBSCRIBE with it.
-    package mutating func mediaOfferReady(_ offer: String, now: SessionTime) -> [SessionAction] {
+    mutating func mediaOfferReady(_ offer: String, now: SessionTime) -> [SessionAction] {
         guard let plan = offeredPlan else { return [] }
         if case .connectingMedia(let deadline, false) = phase {
             phase = .connectingMedia(deadline: deadline, subscribed: true)
@@ -436,7 +436,7 @@ package struct SignalingSessionCore: Sendable {
     }
 
     /// The media connection completed ICE and DTLS: the session is in the meeting.
-    package mutating func mediaConnected(now: SessionTime) -> [SessionAction] {
+    mutating func mediaConnected(now: SessionTime) -> [SessionAction] {
         guard case .connectingMedia(_, true) = phase else { return [] }
         let reconnecting = hasBeenInMeeting
         phase = .inMeeting
@@ -456,14 +456,14 @@ package struct SignalingSessionCore: Sendable {
 
     /// The media connection could not be made or was lost (ICE or DTLS failure, consent expiry, no audio for too
     /// long): reconnect. `cause` is the status reported if reconnecting gives up before the session ever joined.
-    package mutating func mediaFailed(cause: MeetingSessionStatusCode = .audioInternalServerError, now: SessionTime) -> [SessionAction] {
+    mutating func mediaFailed(cause: MeetingSessionStatusCode = .audioInternalServerError, now: SessionTime) -> [SessionAction] {
         switch phase {
         case .connectingMedia, .inMeeting: [.closeSocket] + retry(now: now, cause: cause)
         default: []
         }
     }
 
-    package mutating func tick(now: SessionTime) -> [SessionAction] {
+    mutating func tick(now: SessionTime) -> [SessionAction] {
         switch phase {
         case .opening(let deadline), .joining(let deadline, _), .connectingMedia(let deadline, _):
             if deadline <= now.monotonic { return [.closeSocket] + retry(now: now, cause: .audioInternalServerError) }
@@ -494,7 +494,7 @@ package struct SignalingSessionCore: Sendable {
         return [ping(now)]
     }
 
-    package mutating func stop(now: SessionTime) -> [SessionAction] {
+    mutating func stop(now: SessionTime) -> [SessionAction] {
         switch phase {
         case .idle, .stopped, .leaving:
             return []
@@ -512,7 +512,7 @@ package struct SignalingSessionCore: Sendable {
     /// Records the mute state and tells the server when in the meeting; false when not in the meeting.
     /// Mutes or unmutes from `start` on: in the meeting the server is told at once (AUDIO_CONTROL); before that the
     /// choice rides on SUBSCRIBE and on the AUDIO_CONTROL sent when media connects, so an app can join muted.
-    package mutating func setMuted(_ value: Bool, now: SessionTime) -> (accepted: Bool, actions: [SessionAction]) {
+    mutating func setMuted(_ value: Bool, now: SessionTime) -> (accepted: Bool, actions: [SessionAction]) {
         switch phase {
         case .idle, .stopped, .leaving: return (false, [])
         case .inMeeting:
@@ -549,7 +549,7 @@ package struct SignalingSessionCore: Sendable {
     /// The app starts or stops sending local video (`maxBitrateKbps` 0: the default cap); renegotiates in the meeting.
     /// With `simulcast` the camera is sent in the layers of ``SimulcastUplinkPolicy`` (`highResolution`: an FHD
     /// meeting's targets), re-chosen when INDEX changes the meeting's participants or publishers.
-    package mutating func setSendingVideo(_ sending: Bool, maxBitrateKbps: UInt32 = 0, simulcast: Bool = false,
+    mutating func setSendingVideo(_ sending: Bool, maxBitrateKbps: UInt32 = 0, simulcast: Bool = false,
                                   highResolution: Bool = false, now: SessionTime) -> [SessionAction] {
         wantsToSendVideo = sending
         sendMaxBitrateKbps = maxBitrateKbps
@@ -579,7 +579,7 @@ package struct SignalingSessionCore: Sendable {
     }
 
     /// The app starts or stops receiving remote video; renegotiates in the meeting.
-    package mutating func setReceivingVideo(_ receiving: Bool, now: SessionTime) -> [SessionAction] {
+    mutating func setReceivingVideo(_ receiving: Bool, now: SessionTime) -> [SessionAction] {
         wantsToReceiveVideo = receiving
         return renegotiateIfNeeded()
     }

@@ -16,9 +16,9 @@ import NIOWebSocket
 /// verification failed never sees the token; such a connection ends with ``Event/tlsFailed(_:)``.
 ///
 /// Threading: `connect` and every callback run on `eventLoop`; `send` and `close` may be called on it only.
-package final class SignalingSocket: @unchecked Sendable {
+final class SignalingSocket: @unchecked Sendable {
     /// What the socket reports to its owner, always on its event loop.
-    package enum Event {
+    enum Event {
         case opened
         case message([UInt8])
         /// The socket ended; the close code, or nil when it ended without a close frame (or never opened).
@@ -29,14 +29,14 @@ package final class SignalingSocket: @unchecked Sendable {
     }
 
     /// Where to connect, parsed from a signaling URL.
-    package struct Target: Equatable {
+    struct Target: Equatable {
         var host: String
         var port: Int
         var pathAndQuery: String
         /// Whether the URL asks for TLS (`wss://` or `https://`).
         var secure: Bool
 
-        package init(url: String) throws(SignalingSocketError) {
+        init(url: String) throws(SignalingSocketError) {
             guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
                   let host = components.host, !host.isEmpty
             else { throw .invalidURL(url) }
@@ -89,7 +89,7 @@ package final class SignalingSocket: @unchecked Sendable {
 
     /// Starts connecting; `onEvent` gets `.opened` after the upgrade, then messages, then one `.closed` (or
     /// `.tlsFailed`). A `secure` target needs `tls`; without it the connection fails at once with `.tlsFailed`.
-    package static func connect(
+    static func connect(
         to target: Target,
         joinToken: String,
         tls: NIOSSLContext? = nil,
@@ -162,7 +162,7 @@ package final class SignalingSocket: @unchecked Sendable {
     }
 
     /// Sends one binary message (masked, as a client must).
-    package func send(_ bytes: [UInt8]) {
+    func send(_ bytes: [UInt8]) {
         eventLoop.assertInEventLoop()
         guard let channel, upgraded, !closedReported else { return }
         let frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: channel.allocator.buffer(bytes: bytes))
@@ -170,7 +170,7 @@ package final class SignalingSocket: @unchecked Sendable {
     }
 
     /// Sends a close frame and closes (before the upgrade completed, just closes); the owner gets no further events.
-    package func close() {
+    func close() {
         eventLoop.assertInEventLoop()
         closedReported = true
         guard let channel else { return }

@@ -97,7 +97,8 @@ final class VideoReceiveStreams {
         receivers.values.map {
             RemoteVideoStatistics(videoId: $0.track.videoId, attendeeId: $0.track.attendeeId,
                                   bytesReceived: $0.bytesReceived, framesReceived: $0.framesReceived,
-                                  framesDecoded: $0.framesDecoded, width: $0.lastSize.width, height: $0.lastSize.height)
+                                  framesDecoded: $0.framesDecoded, width: $0.lastSize.width, height: $0.lastSize.height,
+                                  packetsReceived: $0.packetsReceived)
         }.sorted { $0.videoId < $1.videoId }
     }
 

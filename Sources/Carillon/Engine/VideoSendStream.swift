@@ -35,6 +35,10 @@ final class VideoSendStream {
     /// Pictures encoded since sending started.
     var framesEncoded: Int { sender?.framesEncoded ?? 0 }
 
+    /// Media packets that left the pacer since sending started, over every layer (retransmissions and padding not
+    /// counted).
+    var packetsSent: Int { sender?.layers.reduce(0) { $0 + Int($1.packetsSent) } ?? 0 }
+
     /// Frames encoded per sent layer (one entry without simulcast; low, mid, hi with it).
     var layerFramesEncoded: [Int] { sender?.layers.map(\.framesEncoded) ?? [] }
 
@@ -110,12 +114,7 @@ final class VideoSendStream {
         if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(rate) - 2_000_000 {
             return []
         }
-        let first = sender.firstCapture ?? timestampNanoseconds
-        sender.firstCapture = first
-        let elapsed = max(0, timestampNanoseconds - first)
-        var timestamp = sender.firstTimestamp &+ UInt32(truncatingIfNeeded: elapsed * 9 / 100_000)
-        // Never the same timestamp twice: the receiver would merge two frames.
-        if let last = sender.lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 { timestamp = last &+ 1 }
+        let timestamp = Self.rtpTimestamp(capturedAt: timestampNanoseconds, sender: sender)
         let target = sender.targetBitrate
         let split = sender.isSimulcast ? SimulcastUplinkPolicy.allocate(target, to: sender.layers.map(\.stream.setting))
             : [target]
@@ -150,6 +149,37 @@ final class VideoSendStream {
         sender.lastTimestamp = timestamp
         sender.framesEncoded += 1
         return pace(now: now) + probePadding(now: now)
+    }
+
+    /// One frame that is already VP8 (a bot's prepared video), captured at `timestampNanoseconds`: packetised and
+    /// queued in the pacer as an encoded picture is, on the one stream of a sender without simulcast (a simulcast
+    /// sender takes only pictures it scales itself: nothing is sent). Key frames cannot be made on request, so a PLI
+    /// waits for the source's next one. Frames above the frame-rate cap are dropped as pictures are.
+    func send(encoded frame: EncodedVideoFrame, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
+        guard let sender, !sender.isSimulcast, let layer = sender.layers.first else { return [] }
+        sender.framesCaptured += 1
+        let rate = sender.configuration.screenContent ? SessionVideoCore.maximumContentFrameRate : SessionVideoCore.maximumFrameRate
+        if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(rate) - 2_000_000 {
+            return []
+        }
+        let timestamp = Self.rtpTimestamp(capturedAt: timestampNanoseconds, sender: sender)
+        layer.allocated = sender.targetBitrate
+        queue(frame, on: layer, timestamp: timestamp, sender: sender)
+        sender.lastEncodedCapture = timestampNanoseconds
+        sender.lastTimestamp = timestamp
+        sender.framesEncoded += 1
+        return pace(now: now) + probePadding(now: now)
+    }
+
+    /// The RTP timestamp of a picture captured at `timestampNanoseconds`: 90 kHz from the first capture, never the
+    /// same as the previous frame's (the receiver would merge two frames).
+    private static func rtpTimestamp(capturedAt timestampNanoseconds: Int64, sender: Sender) -> UInt32 {
+        let first = sender.firstCapture ?? timestampNanoseconds
+        sender.firstCapture = first
+        let elapsed = max(0, timestampNanoseconds - first)
+        var timestamp = sender.firstTimestamp &+ UInt32(truncatingIfNeeded: elapsed * 9 / 100_000)
+        if let last = sender.lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 { timestamp = last &+ 1 }
+        return timestamp
     }
 
     /// Opens a probe of the simulcast uplink when the estimate, not the cap, leaves an active layer off (`split` gives
@@ -200,10 +230,17 @@ final class VideoSendStream {
         }
         guard let encoded = try? layer.encoder?.encode(image, timestamp: timestamp, forceKeyframe: layer.keyFrameRequested)
         else { return false }
+        queue(encoded, on: layer, timestamp: timestamp, sender: sender)
+        return true
+    }
+
+    /// Packetises one encoded frame of `layer` and queues its packets in the pacer (with the layer's rid on a
+    /// simulcast layer, and a transport-wide sequence number slot filled as each leaves).
+    private func queue(_ encoded: EncodedVideoFrame, on layer: SendLayer, timestamp: UInt32, sender: Sender) {
         layer.lastTimestamp = timestamp
         layer.framesEncoded += 1
-        layer.width = image.width
-        layer.height = image.height
+        layer.width = encoded.width
+        layer.height = encoded.height
         if encoded.isKeyframe { layer.keyFrameRequested = false }
         let payloads = layer.packetizer.payloads(for: encoded.bytes[...])
         var extensions: [(id: UInt8, value: [UInt8])] = sender.configuration.transportCCExtensionId.map { [($0, [0, 0])] } ?? []
@@ -217,7 +254,6 @@ final class VideoSendStream {
             layer.sequenceNumber &+= 1
             sender.pacer.enqueue(Pacer.Packet(bytes: packet.serialized(), priority: .video))
         }
-        return true
     }
 
     private func prepareEncoder(_ layer: SendLayer, for image: I420Image, bitrate: Int,

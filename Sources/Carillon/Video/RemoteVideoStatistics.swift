@@ -7,6 +7,8 @@ public struct RemoteVideoStatistics: Sendable, Equatable {
     public var attendeeId: String
     /// RTP payload bytes received (retransmissions included).
     public var bytesReceived: Int
+    /// RTP packets received (retransmissions included).
+    public var packetsReceived: Int
     /// Complete frames received, decoded or not (only videos whose tile has a view bound are decoded).
     public var framesReceived: Int
     /// Frames decoded.
@@ -18,10 +20,11 @@ public struct RemoteVideoStatistics: Sendable, Equatable {
 
     /// Creates statistics.
     public init(videoId: Int, attendeeId: String, bytesReceived: Int, framesReceived: Int, framesDecoded: Int,
-                width: Int, height: Int) {
+                width: Int, height: Int, packetsReceived: Int = 0) {
         self.videoId = videoId
         self.attendeeId = attendeeId
         self.bytesReceived = bytesReceived
+        self.packetsReceived = packetsReceived
         self.framesReceived = framesReceived
         self.framesDecoded = framesDecoded
         self.width = width

@@ -22,9 +22,9 @@ struct AudioLoadResult: Sendable {
 
     /// Waits 2 s (warm-up), then measures for `seconds`: CPU of `serverPID` and of this process from `/proc`,
     /// and `counts` (packets received per listener) before and after.
-    static func measure(serverPID: Int32, seconds: Int, counts: () -> [Int]) async throws -> AudioLoadResult {
+    static func measure(serverPID: Int32, seconds: Int, counts: () async -> [Int]) async throws -> AudioLoadResult {
         try await Task.sleep(for: .seconds(2))
-        let before = counts()
+        let before = await counts()
         let wallStart = ContinuousClock.now
         let serverStart = ProcessCPUTime.seconds(pid: serverPID) ?? 0
         let selfStart = ProcessCPUTime.seconds() ?? 0
@@ -32,7 +32,7 @@ struct AudioLoadResult: Sendable {
         let wall = wallStart.duration(to: .now).seconds
         let server = ((ProcessCPUTime.seconds(pid: serverPID) ?? 0) - serverStart) / wall
         let load = ((ProcessCPUTime.seconds() ?? 0) - selfStart) / wall
-        let after = counts()
+        let after = await counts()
         return AudioLoadResult(serverCPU: server, loadCPU: load, received: zip(after, before).map { $0 - $1 },
                                expectedPackets: 50 * wall)
     }

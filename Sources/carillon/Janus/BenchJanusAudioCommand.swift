@@ -129,31 +129,28 @@ extension BenchCommand {
             let child = try ChildServer.start(extraArguments: ["--host", BenchNamespace.serverAddress])
             defer { child.stop() }
             let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-janus-side-by-side")
-            var bots: [ChimeBot<WebRTCAudioBot>] = []
+            var bots: [ChimeBot] = []
             do {
+                // The same media as the Janus column's bots, sent by the product's session from the moment it is in.
                 for index in 0..<size {
-                    let loop = group.next()
-                    let bot = try await WebRTCAudioBot(host: BenchNamespace.botAddress, on: loop)
-                    let role = ChimeBot<WebRTCAudioBot>.Role(muted: index >= talkers && listeners == "muted")
+                    let sending: WebRTCAudioBot.Sending = index < talkers ? .talking : (listeners == "muted" ? .muted : .dtx)
                     bots.append(try await ChimeBot.join(client: child.client, meeting: meeting, name: "attendee-\(index)",
-                                                        bot: bot, role: role, on: loop))
+                                                        role: .init(audio: sending), audio: audio, on: group.next()))
                     if index % 10 == 9 { for bot in bots.suffix(10) { try await bot.waitUntilStarted() } }
                 }
                 for bot in bots { try await bot.waitUntilStarted() }
-                for (index, bot) in bots.enumerated() {
-                    let sending: WebRTCAudioBot.Sending = index < talkers ? .talking : (listeners == "muted" ? .muted : .dtx)
-                    bot.bot.startSending(sending, audio: audio, phase: .microseconds(Int64(index * 20_000 / size)))
-                }
+                let listening = Array(bots.dropFirst(talkers))
                 let result = try await AudioLoadResult.measure(serverPID: child.pid, seconds: seconds) {
-                    bots.dropFirst(talkers).map(\.bot.receivedPackets)
+                    var counts: [Int] = []
+                    for bot in listening { counts.append(await bot.counters()?.connection?.rtpPacketsReceived ?? 0) }
+                    return counts
                 }
                 // A listener the server did not serve is named, with its session's state: a figure alone hides why.
-                for (index, bot) in bots.dropFirst(talkers).enumerated()
-                where Double(result.received[index]) < 0.99 * result.expectedPackets {
-                    let counters = await bot.bot.statistics().map {
+                for (index, bot) in listening.enumerated() where Double(result.received[index]) < 0.99 * result.expectedPackets {
+                    let counters = await bot.counters()?.connection.map {
                         "RTP in \($0.rtpPacketsReceived), RTCP in \($0.rtcpPacketsReceived), RTP out \($0.rtpPacketsSent), RTCP out \($0.rtcpPacketsSent), dropped \($0.datagramsDropped)"
                     } ?? "no connection"
-                    StandardOutput.line("carillon \(size) attendees: listener attendee-\(index + talkers) received \(result.received[index]) packets in the window; its session: \(bot.state); its connection (\(bot.bot.transport.candidates.first.map { "\($0.address):\($0.port)" } ?? "?")): \(counters)")
+                    StandardOutput.line("carillon \(size) attendees: listener attendee-\(index + talkers) received \(result.received[index]) packets in the window; its session: \(bot.state); its connection: \(counters)")
                 }
                 for bot in bots { await bot.leave() }
                 return result

@@ -67,19 +67,17 @@ extension BenchCommand {
             let child = try ChildServer.start(extraArguments: ["--host", BenchNamespace.serverAddress])
             defer { child.stop() }
             let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-probe")
-            let loop = group.next()
+            let audio = try PreEncodedOpus(frequency: frequency)
             let talker = try await ChimeBot.join(client: child.client, meeting: meeting, name: "talker",
-                                                 bot: try await WebRTCAudioBot(host: BenchNamespace.botAddress, on: loop),
-                                                 role: .init(), on: loop)
+                                                 role: .init(audio: .talking), audio: audio, on: group.next())
             let listener = try await ChimeBot.join(client: child.client, meeting: meeting, name: "listener",
-                                                   bot: try await WebRTCAudioBot(host: BenchNamespace.botAddress, on: loop, decodes: true),
-                                                   role: .init(), on: loop)
+                                                   role: .init(listens: true), audio: audio, on: group.next())
             try await talker.waitUntilStarted()
             try await listener.waitUntilStarted()
-            talker.bot.startSending(.talking, audio: try PreEncodedOpus(frequency: frequency), phase: .zero)
+            let before = await listener.counters()?.connection?.rtpPacketsReceived ?? 0
             try await Task.sleep(for: .seconds(seconds + 1))
-            let packets = listener.bot.receivedPackets
-            let dominant = listener.bot.dominantFrequency(of: Self.candidates)
+            let packets = (await listener.counters()?.connection?.rtpPacketsReceived ?? 0) - before
+            let dominant = listener.dominantFrequency(of: Self.candidates)
             await talker.leave()
             await listener.leave()
             StandardOutput.line("carillon \(CarillonVersion.current): listener received \(packets) packets; dominant frequency \(dominant.map { String(Int($0)) } ?? "none") Hz")

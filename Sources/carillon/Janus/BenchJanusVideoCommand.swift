@@ -134,43 +134,36 @@ extension BenchCommand {
             }
         }
 
-        /// The same bots in a Carillon meeting, joined through Chime signaling (``ChimeBot``): publishers send their
-        /// camera (no simulcast), subscribers receive every camera.
+        /// The same media in a Carillon meeting, sent and received by the product's client sessions (``ChimeBot``):
+        /// publishers send their camera (no simulcast), subscribers receive every camera; every bot's audio is muted.
         private func measureCarillon(senders: Int, receivers: Int, video: PreEncodedVP8,
                                      group: MultiThreadedEventLoopGroup) async throws -> VideoLoadResult {
             let child = try ChildServer.start(extraArguments: ["--host", BenchNamespace.serverAddress])
             defer { child.stop() }
             let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-janus-video")
-            var sessions: [ChimeBot<WebRTCVideoBot>] = []
+            let audio = try PreEncodedOpus(frequency: 440)
+            var publishers: [ChimeBot] = []
+            var subscribers: [ChimeBot] = []
             do {
-                var publishers: [WebRTCVideoBot] = []
                 for index in 0..<senders {
-                    let loop = group.next()
-                    let bot = try await WebRTCVideoBot(host: BenchNamespace.botAddress, on: loop)
-                    let session = try await ChimeBot.join(client: child.client, meeting: meeting, name: "sender-\(index)", bot: bot,
-                                                          role: .init(sendsVideoKbps: UInt32(kilobits)), on: loop)
-                    sessions.append(session)
-                    try await session.waitUntilStarted()
-                    bot.startSending(video, payloadType: VideoSessionDescription.offeredPayloadType,
-                                     phase: .milliseconds(Int64(index * 66 / senders)))
+                    let bot = try await ChimeBot.join(client: child.client, meeting: meeting, name: "sender-\(index)",
+                                                      role: .init(sendsVideoKbps: UInt32(kilobits)), audio: audio, on: group.next())
                     publishers.append(bot)
+                    try await bot.waitUntilStarted()
+                    bot.startSendingVideo(video, phase: .milliseconds(Int64(index * 66 / senders)))
                 }
-                var subscribers: [WebRTCVideoBot] = []
                 for index in 0..<receivers {
-                    let loop = group.next()
-                    let bot = try await WebRTCVideoBot(host: BenchNamespace.botAddress, on: loop)
-                    let session = try await ChimeBot.join(client: child.client, meeting: meeting, name: "receiver-\(index)", bot: bot,
-                                                          role: .init(receivesVideo: true), on: loop)
-                    sessions.append(session)
-                    try await session.waitUntilStarted()
+                    let bot = try await ChimeBot.join(client: child.client, meeting: meeting, name: "receiver-\(index)",
+                                                      role: .init(receivesVideo: true), audio: audio, on: group.next())
                     subscribers.append(bot)
+                    try await bot.waitUntilStarted()
                 }
                 let result = try await Self.measure(publishers: publishers, subscribers: subscribers, serverPID: child.pid,
                                                     seconds: seconds)
-                for session in sessions { await session.leave() }
+                for bot in publishers + subscribers { await bot.leave() }
                 return result
             } catch {
-                for session in sessions { await session.leave(timeout: .seconds(1)) }
+                for bot in publishers + subscribers { await bot.leave(timeout: .seconds(1)) }
                 throw error
             }
         }
@@ -178,19 +171,29 @@ extension BenchCommand {
         /// Waits until every subscriber receives frames of every publisher, 2 s more, then measures for `seconds`:
         /// the server's and this process's CPU, frames and packets per forwarded stream against what the publishers
         /// sent (all send the same loop at the same rate, so each stream is held to the publishers' mean).
-        static func measure(publishers: [WebRTCVideoBot], subscribers: [WebRTCVideoBot], serverPID: Int32,
+        static func measure(publishers: [any VideoBenchPeer], subscribers: [any VideoBenchPeer], serverPID: Int32,
                             seconds: Int) async throws -> VideoLoadResult {
             let senders = publishers.count
+            func received() async -> [[Int: ReceivedVideoCounts]] {
+                var all: [[Int: ReceivedVideoCounts]] = []
+                for subscriber in subscribers { all.append(await subscriber.receivedStreams()) }
+                return all
+            }
+            func packetsSent() async -> Int {
+                var total = 0
+                for publisher in publishers { total += await publisher.sentCounts().packets }
+                return total
+            }
             let deadline = ContinuousClock.now + .seconds(60)
-            while subscribers.contains(where: { $0.receivedBySSRC.values.filter { $0.frames > 0 }.count < senders }) {
+            while await received().contains(where: { $0.values.filter { $0.frames > 0 }.count < senders }) {
                 guard ContinuousClock.now < deadline else {
-                    throw BenchTimeout(what: "every subscriber to receive every publisher (streams per subscriber: \(subscribers.map { $0.receivedBySSRC.count }))")
+                    throw BenchTimeout(what: "every subscriber to receive every publisher (streams per subscriber: \(await received().map(\.count)))")
                 }
                 try await Task.sleep(for: .milliseconds(100))
             }
             try await Task.sleep(for: .seconds(2))
-            let before = subscribers.map(\.receivedBySSRC)
-            let sentBefore = publishers.reduce(0) { $0 + $1.packetsSent }
+            let before = await received()
+            let sentBefore = await packetsSent()
             let wallStart = ContinuousClock.now
             let serverStart = ProcessCPUTime.seconds(pid: serverPID) ?? 0
             let selfStart = ProcessCPUTime.seconds() ?? 0
@@ -198,15 +201,15 @@ extension BenchCommand {
             let wall = wallStart.duration(to: .now).seconds
             let server = ((ProcessCPUTime.seconds(pid: serverPID) ?? 0) - serverStart) / wall
             let load = ((ProcessCPUTime.seconds() ?? 0) - selfStart) / wall
-            let after = subscribers.map(\.receivedBySSRC)
-            let sentPerStream = Double(publishers.reduce(0) { $0 + $1.packetsSent } - sentBefore) / Double(max(1, senders))
+            let after = await received()
+            let sentPerStream = Double(await packetsSent() - sentBefore) / Double(max(1, senders))
 
             var rates: [Double] = []
             var deliveries: [Double] = []
             var kilobits: [Double] = []
             for (first, last) in zip(before, after) {
-                for (ssrc, counts) in last {
-                    let start = first[ssrc] ?? WebRTCVideoBot.Received()
+                for (stream, counts) in last {
+                    let start = first[stream] ?? ReceivedVideoCounts()
                     rates.append(Double(counts.frames - start.frames) / wall)
                     deliveries.append(min(1, Double(counts.packets - start.packets) / max(1, sentPerStream)))
                     kilobits.append(Double(counts.bytes - start.bytes) * 8 / wall / 1_000)

@@ -63,39 +63,38 @@ extension BenchCommand {
             defer { child.stop() }
             let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-video-probe")
             let video = try PreEncodedVP8(frames: 30)
-            let loop = group.next()
+            let audio = try PreEncodedOpus(frequency: 440)
             let publisher = try await ChimeBot.join(client: child.client, meeting: meeting, name: "publisher",
-                                                    bot: try await WebRTCVideoBot(host: BenchNamespace.botAddress, on: loop),
-                                                    role: .init(sendsVideoKbps: UInt32(video.bitrate / 1_000)), on: loop)
+                                                    role: .init(sendsVideoKbps: UInt32(video.bitrate / 1_000)), audio: audio,
+                                                    on: group.next())
             try await publisher.waitUntilStarted()
-            publisher.bot.startSending(video, payloadType: VideoSessionDescription.offeredPayloadType, phase: .zero)
+            publisher.startSendingVideo(video, phase: .zero)
             let subscriber = try await ChimeBot.join(client: child.client, meeting: meeting, name: "subscriber",
-                                                     bot: try await WebRTCVideoBot(host: BenchNamespace.botAddress, on: loop),
-                                                     role: .init(receivesVideo: true), on: loop)
+                                                     role: .init(receivesVideo: true), audio: audio, on: group.next())
             try await subscriber.waitUntilStarted()
-            let line = try await Self.count(publisher: publisher.bot, subscriber: subscriber.bot, seconds: seconds)
+            let line = try await Self.count(publisher: publisher, subscriber: subscriber, seconds: seconds)
             await publisher.leave()
             await subscriber.leave()
             StandardOutput.line("carillon \(CarillonVersion.current): " + line)
         }
 
         /// Waits for the subscriber's first frame, then counts for `seconds`: what it received against what was sent.
-        private static func count(publisher: WebRTCVideoBot, subscriber: WebRTCVideoBot, seconds: Int) async throws -> String {
+        private static func count(publisher: any VideoBenchPeer, subscriber: any VideoBenchPeer, seconds: Int) async throws -> String {
             // Counted from the first frame on: before it, the server may still be waiting for the key frame it asked for.
             let deadline = ContinuousClock.now + .seconds(10)
-            while subscriber.receivedBySSRC.values.allSatisfy({ $0.frames == 0 }), ContinuousClock.now < deadline {
+            while await subscriber.receivedStreams().values.allSatisfy({ $0.frames == 0 }), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
-            let sentBefore = (publisher.framesSentCount, publisher.packetsSent)
-            let receivedBefore = Self.totals(subscriber.receivedBySSRC)
+            let sentBefore = await publisher.sentCounts()
+            let receivedBefore = Self.totals(await subscriber.receivedStreams())
             try await Task.sleep(for: .seconds(seconds))
-            let sent = (publisher.framesSentCount - sentBefore.0, publisher.packetsSent - sentBefore.1)
-            let received = subscriber.receivedBySSRC
+            let sentAfter = await publisher.sentCounts()
+            let received = await subscriber.receivedStreams()
             let totals = Self.totals(received)
-            return "subscriber received \(totals.frames - receivedBefore.frames) frames (\(totals.packets - receivedBefore.packets) packets) on \(received.count) streams; publisher sent \(sent.0) frames (\(sent.1) packets) meanwhile"
+            return "subscriber received \(totals.frames - receivedBefore.frames) frames (\(totals.packets - receivedBefore.packets) packets) on \(received.count) streams; publisher sent \(sentAfter.frames - sentBefore.frames) frames (\(sentAfter.packets - sentBefore.packets) packets) meanwhile"
         }
 
-        private static func totals(_ received: [UInt32: WebRTCVideoBot.Received]) -> (frames: Int, packets: Int) {
+        private static func totals(_ received: [Int: ReceivedVideoCounts]) -> (frames: Int, packets: Int) {
             (received.values.reduce(0) { $0 + $1.frames }, received.values.reduce(0) { $0 + $1.packets })
         }
     }

@@ -5,30 +5,24 @@ import Synchronization
 /// How far a bench bot's connection got (new, ICE up, DTLS up, failed), shared by ``WebRTCAudioBot`` and
 /// ``WebRTCVideoBot``: each feeds it its connection's events and waits on it.
 ///
-/// Why: both bots wait for DTLS the same way and report the same phases to ``ChimeBot``. Cost: one atomic, updated on
+/// Why: both bots wait for DTLS the same way. Cost: one atomic, updated on
 /// the connection's state events only (not per packet). Threading: updated on the socket's loop, read anywhere.
 final class BotConnectionState: Sendable {
     private let phase = Atomic<Int>(0) // 0 new, 1 ICE up, 2 DTLS up, 3 failed
-    private static let names = ["new", "ICE up", "DTLS up", "failed"]
 
-    /// Takes a connection event; runs `onConnected` (if any) with nil once DTLS is up, with the failure if it failed.
-    func update(_ event: PeerConnectionEvent, onConnected: (@Sendable (String?) -> Void)?) {
+    /// Takes a connection event.
+    func update(_ event: PeerConnectionEvent) {
         switch event {
         case .iceConnected:
             phase.store(max(1, phase.load(ordering: .relaxed)), ordering: .relaxed)
         case .connected:
             phase.store(2, ordering: .relaxed)
-            onConnected?(nil)
-        case .failed(let failure):
+        case .failed:
             phase.store(3, ordering: .relaxed)
-            onConnected?("\(failure)")
         default:
             break
         }
     }
-
-    /// `new`, `ICE up`, `DTLS up` or `failed`.
-    var name: String { Self.names[phase.load(ordering: .relaxed)] }
 
     /// Waits until DTLS is up (SRTP keyed); throws when the connection failed or `timeout` passed.
     func waitUntilConnected(timeout: Duration) async throws {

@@ -1,231 +1,215 @@
 import Carillon
+import CarillonCodecs
 import CarillonControlClient
-import CarillonProtocol
-import CarillonRTC
 import Foundation
 import NIOCore
 import Synchronization
 
-/// A bench bot (``WebRTCAudioBot``, ``WebRTCVideoBot``) in a Carillon meeting: the same bot (socket,
-/// `PeerConnection`, pre-encoded media, packet counters) as on the Janus side of the side-by-side bench, joined
-/// through Chime signaling by the SDK's own `SignalingSessionCore` and `SignalingSocket`. Only the signaling differs
-/// between the two columns.
+/// A bench bot in a Carillon meeting: the product's own client session (``SessionEngine`` running ``SessionCore``:
+/// Chime signaling, the peer connection, the audio and video cores) fed the same pre-encoded media as the Janus
+/// column's bots (``WebRTCAudioBot``, ``WebRTCVideoBot``) send.
 ///
-/// The offer is the SDK's (`SessionMediaPlan`) over the bot's transport, with one change: the receive m-lines do
-/// not offer transport-wide congestion control, since a bot sends no feedback (as the Janus subscribers answer). A
-/// video bot asks to send its camera (no simulcast) and/or to receive every camera, as the SDK's
-/// `startLocalVideo` and `startRemoteVideo` do.
+/// The audio is an ``EncodedAudioInputSource`` chosen as the session's microphone (a tone packet every 20 ms, a DTX
+/// silence packet every 400 ms, or muted), the output a null one (nothing decoded) unless the bot listens for the
+/// tone; the camera is a ``PreEncodedVP8`` loop handed to the session frame by frame on its loop. The counters come
+/// from the session's own (``SessionMediaCounters``).
 ///
-/// Why: the SDK's sessions encode live and estimate delivery from their metrics, so they cannot be compared with
-/// Janus's bots; these bots count the packets they receive, as those do. Cost: the bot's, plus one WebSocket and the
-/// signaling core's timer (a ping every 10 s). Threading: the core, the socket and the timer belong to the bot's
-/// event loop (every step runs there); ``waitUntilStarted(timeout:)`` and ``leave(timeout:)`` may be called anywhere.
-final class ChimeBot<Media: ChimeBotMedia>: @unchecked Sendable {
-    /// How the session ended or where it stands.
-    private enum Outcome {
-        case joining
-        case started
-        case stopped(MeetingSessionStatusCode)
-        case failed(String)
-    }
-
-    /// What the session does once in the meeting.
+/// What differs from the Janus column is what the product does as a client: Chime signaling, RTCP reports, NACK,
+/// transport-wide feedback for what it sends. Its receive m-lines offer no transport-wide feedback
+/// (``SessionCore/offersReceiveFeedback``), so the server forwards to it without estimating or shaping the downlink,
+/// as Janus forwards to its bots. Cost: a session per bot (its 20 ms audio clock and a timer per
+/// camera frame). Threading: the session runs on `loop`; every method may be called anywhere.
+final class ChimeBot: VideoBenchPeer {
+    /// What the bot does once in the meeting.
     struct Role: Sendable {
-        /// Mutes (the server is told through signaling; the bot sends nothing).
-        var muted = false
+        /// What it sends as audio.
+        var audio: WebRTCAudioBot.Sending = .muted
+        /// Decodes what it hears and keeps the last second (``dominantFrequency(of:)``); else nothing is decoded.
+        var listens = false
         /// Sends the camera, at most this many kbit/s (the SDK's `maxBitRateKbps`).
         var sendsVideoKbps: UInt32?
         /// Receives every remote camera.
         var receivesVideo = false
     }
 
-    /// The media side, shared with the Janus bench.
-    let bot: Media
+    private let engine: SessionEngine
+    private let observer: SessionObserver
+    private let heard: HeardAudio?
+    private let camera = Mutex<RepeatedTask?>(nil)
 
-    private let eventLoop: any EventLoop
-    private let target: SignalingSocket.Target
-    private let joinToken: String
-    private let role: Role
-    private let outcome = Mutex(Outcome.joining)
-    /// How the signaling socket ended, each time (a bench's report).
-    private let closes = Mutex<[String]>([])
-    /// Whether the server's SDP answer came (SUBSCRIBE_ACK).
-    private let answered = Atomic<Bool>(false)
-    // Confined to `eventLoop`.
-    private var core: SignalingSessionCore
-    private var socket: SignalingSocket?
-    private var mediaRequested = false
-    private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.timerFired() }
-
-    /// Creates an attendee of `meeting` through `client` and starts the session of `bot` (whose socket is on `loop`)
-    /// with `role`.
+    /// Creates an attendee of `meeting` through `client` and starts its session on `loop` with `role`; `audio` is
+    /// what a talker or DTX listener sends.
     static func join(client: ControlAPIClient, meeting: (response: CreateMeetingResponse, meetingId: String), name: String,
-                     bot: Media, role: Role, on loop: any EventLoop) async throws -> ChimeBot {
+                     role: Role, audio: PreEncodedOpus, on loop: any EventLoop) async throws -> ChimeBot {
         let json = try await client.send("POST", "/meetings/\(meeting.meetingId)/attendees",
                                          body: try JSONSerialization.data(withJSONObject: ["ExternalUserId": name]))
         let configuration = MeetingSessionConfiguration(
             createMeetingResponse: meeting.response,
             createAttendeeResponse: try JSONDecoder().decode(CreateAttendeeResponse.self, from: json))
-        let session = try ChimeBot(configuration: configuration, bot: bot, role: role, on: loop)
-        try await loop.submit { session.apply { $0.start(reconnectBudget: .zero, now: $1) } }.get()
-        return session
+        return try ChimeBot(configuration: configuration, role: role, audio: audio, on: loop)
     }
 
-    private init(configuration: MeetingSessionConfiguration, bot: Media, role: Role, on loop: any EventLoop) throws {
-        self.bot = bot
-        eventLoop = loop
-        target = try SignalingSocket.Target(url: DefaultAudioVideoFacade.signalingURL(configuration.urls.signalingUrl))
-        joinToken = configuration.credentials.joinToken
-        self.role = role
-        core = SignalingSessionCore(credentials: configuration.credentials, audioHost: configuration.urls.audioHostUrl,
-                                    audioSessionId: UInt64(UInt32.random(in: 1...UInt32.max)))
+    private init(configuration: MeetingSessionConfiguration, role: Role, audio: PreEncodedOpus, on loop: any EventLoop) throws {
+        let logger = ConsoleLogger(name: "bench-bot", level: .ERROR)
+        let virtualDevices = VirtualAudioDevices()
+        let devices = DefaultDeviceController(logger: logger, virtualDevices: virtualDevices)
+        let sending = role.audio
+        devices.chooseAudioDevice(mediaDevice: virtualDevices.addInput(label: "pre-encoded") { format in
+            PreEncodedAudioInput(format: format, sending: sending, audio: audio)
+        })
+        let heard = role.listens ? HeardAudio() : nil
+        devices.chooseAudioDevice(mediaDevice: heard.map { heard in
+            virtualDevices.addOutput(label: "tone listener") { format in HeardAudio.Sink(format: format, heard: heard) }
+        } ?? virtualDevices.addNullOutput())
+        self.heard = heard
+        observer = SessionObserver()
+        engine = try SessionEngine(configuration: configuration, deviceController: devices, observer: observer,
+                                   receiveFeedback: false, logger: logger, eventLoop: loop)
+        _ = engine.claimStart()
+        engine.start(configuration: AudioVideoConfiguration())
+        if role.audio == .muted { _ = engine.setMuted(true) }
+        if let kbps = role.sendsVideoKbps { engine.startSendingEncodedVideo(maxBitRateKbps: kbps) }
+        if role.receivesVideo { engine.startReceivingVideo() }
     }
 
-    /// Where the session stands, for a bench's report: joining, started, stopped with a status, or failed and why.
-    var state: String {
-        switch outcome.withLock({ $0 }) {
-        case .joining: "joining"
-        case .started: "in the meeting"
-        case .stopped(let code): "stopped (\(code))" + closeHistory
-        case .failed(let reason): "failed: \(reason)" + closeHistory
-        }
-    }
-
-    private var closeHistory: String {
-        let closes = closes.withLock { $0 }
-        return (closes.isEmpty ? "" : " (signaling: \(closes.joined(separator: ", ")))")
-            + "; answered: \(answered.load(ordering: .relaxed)); media: \(bot.connectionPhase)"
-    }
+    /// Where the session stands: joining, in the meeting, or stopped with its status.
+    var state: String { observer.state }
 
     /// Waits until the session is in the meeting (SUBSCRIBE answered, ICE and DTLS up).
     func waitUntilStarted(timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
-        while true {
-            switch outcome.withLock({ $0 }) {
-            case .started: return
-            case .stopped, .failed: throw BenchTimeout(what: "a session that ended: \(state)")
-            case .joining: break
-            }
-            guard ContinuousClock.now < deadline else { throw BenchTimeout(what: "a Chime bot's join") }
+        while !engine.isInMeeting {
+            guard !observer.stopped else { throw BenchTimeout(what: "a session that ended: \(state)") }
+            guard ContinuousClock.now < deadline else { throw BenchTimeout(what: "a Chime bot's join (\(state))") }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
 
-    /// Leaves (LEAVE, LEAVE_ACK), waiting up to `timeout`, then closes the signaling socket and the bot's media.
+    /// Sends `video` as the camera, first frame after `phase`, one frame per 1/frame rate; the loop's first frame
+    /// is its key frame.
+    func startSendingVideo(_ video: PreEncodedVP8, phase: TimeAmount) {
+        let engine = self.engine
+        let frames = video.frames.enumerated().map { index, bytes in
+            EncodedVideoFrame(bytes: bytes, isKeyframe: index == 0, timestamp: 0, width: video.width, height: video.height)
+        }
+        let interval = Int64(1_000_000_000 / video.frameRate)
+        let sent = Mutex(0)
+        let task = engine.eventLoop.scheduleRepeatedTask(initialDelay: phase, delay: .nanoseconds(interval)) { _ in
+            let index = sent.withLock { value in defer { value += 1 }; return value }
+            engine.sendVideoFrame(encoded: frames[index % frames.count], timestampNanoseconds: Int64(index) * interval)
+        }
+        camera.withLock { $0 = task }
+    }
+
+    /// What the session sent and received so far.
+    func counters() async -> SessionMediaCounters? { try? await engine.mediaCounters().get() }
+
+    func sentCounts() async -> (frames: Int, packets: Int) {
+        let counters = await counters()
+        return (counters?.videoFramesSent ?? 0, counters?.videoPacketsSent ?? 0)
+    }
+
+    func receivedStreams() async -> [Int: ReceivedVideoCounts] {
+        let videos = await counters()?.receivedVideos ?? []
+        return Dictionary(videos.map {
+            ($0.videoId, ReceivedVideoCounts(packets: $0.packetsReceived, frames: $0.framesReceived, bytes: $0.bytesReceived))
+        }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The dominant one of `candidates` in the last second heard (only for a bot that listens).
+    func dominantFrequency(of candidates: [Double]) -> Double? { heard?.dominant(of: candidates) }
+
+    /// Leaves (LEAVE, LEAVE_ACK), waiting up to `timeout` for the session to stop.
     func leave(timeout: Duration = .seconds(10)) async {
-        try? await eventLoop.submit { self.apply { $0.stop(now: $1) } }.get()
+        camera.withLock { $0?.cancel(); $0 = nil }
+        engine.stop()
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if case .stopped = outcome.withLock({ $0 }) { break }
-            if case .failed = outcome.withLock({ $0 }) { break }
+        while !observer.stopped, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        try? await eventLoop.submit {
-            self.timer.follow(nil)
-            self.socket?.close()
-            self.socket = nil
-        }.get()
-        await bot.close()
+    }
+}
+
+/// The bot's microphone: the pre-encoded tone, DTX silence every 400 ms, or nothing (the session is muted).
+private struct PreEncodedAudioInput: EncodedAudioInputSource {
+    let format: AudioFormat
+    let sending: WebRTCAudioBot.Sending
+    let audio: PreEncodedOpus
+    private var index = 0
+
+    init(format: AudioFormat, sending: WebRTCAudioBot.Sending, audio: PreEncodedOpus) {
+        self.format = format
+        self.sending = sending
+        self.audio = audio
     }
 
-    // MARK: On the loop
-
-    private func apply(_ step: (inout SignalingSessionCore, SessionTime) -> [SessionAction]) {
-        eventLoop.assertInEventLoop()
-        perform(step(&core, SessionTime.reading(monotonic: eventLoop.now)))
-        timer.follow(core.nextDeadline)
+    mutating func readEncoded() -> EncodedAudioFrame {
+        defer { index += 1 }
+        switch sending {
+        case .talking:
+            return EncodedAudioFrame(payload: audio.tone[index % audio.tone.count], level: audio.toneLevel, voiceActive: true)
+        case .dtx, .muted:
+            return EncodedAudioFrame(payload: index % 20 == 0 ? audio.silence : nil, level: 127, voiceActive: false)
+        }
     }
 
-    private func timerFired() {
-        apply { $0.tick(now: $1) }
-    }
+    /// Never read: the session reads ``readEncoded()``.
+    mutating func read(frameMilliseconds: Int) -> AudioFrame { .silence(format: format, milliseconds: frameMilliseconds) }
+}
 
-    private func perform(_ actions: [SessionAction]) {
-        for action in actions {
-            switch action {
-            case .openSocket:
-                socket?.close()
-                socket = SignalingSocket.connect(to: target, joinToken: joinToken, on: eventLoop) { [weak self] event in
-                    self?.socketEvent(event)
-                }
-            case .send(let frame):
-                guard let bytes = try? SignalFrameCodec.encode(frame) else {
-                    fail("could not encode a \(frame.type) frame")
-                    continue
-                }
-                socket?.send(bytes)
-            case .closeSocket:
-                socket?.close()
-                socket = nil
-            case .prepareMedia(let plan), .renegotiateMedia(let plan):
-                // One media connection per bot: a reconnect would need a new socket, which a bench bot does not make.
-                guard !mediaRequested || core.isInMeeting else {
-                    fail("the session reconnected")
-                    continue
-                }
-                mediaRequested = true
-                var offer = plan.offer(transport: bot.transport, audioSSRC: bot.audioSSRC, videoSSRCs: bot.videoSSRCs,
-                                       cname: core.credentials.attendeeId)
-                for index in offer.media.indices where offer.media[index].direction == .recvonly {
-                    offer.media[index].extensions.removeAll { $0.uri == SDPExtension.transportWideCCURI }
-                    offer.media[index].codecs = offer.media[index].codecs.map { codec in
-                        var codec = codec
-                        codec.feedback.removeAll { $0 == "transport-cc" }
-                        return codec
-                    }
-                }
-                apply { $0.mediaOfferReady(offer.serialized, now: $1) }
-            case .connectMedia(let answer, _):
-                answered.store(true, ordering: .relaxed)
-                do {
-                    try bot.connect(answer: answer) { [weak self] failure in
-                        guard let self else { return }
-                        // The bot's socket is bound on this loop, so this runs here.
-                        if let failure { self.fail("media: \(failure)") }
-                        self.apply { failure == nil ? $0.mediaConnected(now: $1) : $0.mediaFailed(now: $1) }
-                    }
-                } catch {
-                    fail("the server's answer cannot be used: \(error)")
-                }
-            case .event(.started):
-                outcome.withLock { $0 = .started }
-                if role.muted { apply { $0.setMuted(true, now: $1).actions } }
-                if let kbps = role.sendsVideoKbps { apply { $0.setSendingVideo(true, maxBitrateKbps: kbps, now: $1) } }
-                if role.receivesVideo { apply { $0.setReceivingVideo(true, now: $1) } }
-            case .event(.stopped(let code)):
-                // A failure already recorded says more than the status it ends with.
-                outcome.withLock { if case .failed = $0 {} else { $0 = .stopped(code) } }
-            case .event, .applyAnswer, .stopMedia, .setVideoPausedAtSource:
-                break
+/// The last second a listening bot played, for a frequency check.
+private final class HeardAudio: Sendable {
+    private let samples = Mutex<(rate: Int, mono: [Int16])>((48_000, []))
+
+    /// The session's output: each played frame, downmixed to mono, kept.
+    struct Sink: AudioOutputSink {
+        let format: AudioFormat
+        let heard: HeardAudio
+
+        func write(_ frame: AudioFrame) {
+            let mono = frame.format.channels == 1 ? frame.samples : frame.monoDownmix().samples
+            heard.samples.withLock { kept in
+                kept.rate = frame.format.sampleRate
+                kept.mono += mono
+                if kept.mono.count > 2 * kept.rate { kept.mono.removeFirst(kept.mono.count - kept.rate) }
             }
         }
     }
 
-    private func socketEvent(_ event: SignalingSocket.Event) {
-        switch event {
-        case .opened:
-            apply { $0.socketOpened(now: $1) }
-        case .message(let bytes):
-            guard let frame = try? SignalFrameCodec.decode(bytes) else { return }
-            apply { $0.received(frame, now: $1) }
-        case .closed(let code):
-            socket = nil
-            noteClosed(code: code)
-            apply { $0.socketClosed(code: code, now: $1) }
-        case .tlsFailed(let reason):
-            socket = nil
-            fail("signaling TLS failed: \(reason)")
-            apply { $0.socketFailedTLS(now: $1) }
+    func dominant(of candidates: [Double]) -> Double? {
+        let (rate, mono) = samples.withLock { $0 }
+        guard mono.count >= rate else { return nil }
+        return FrequencyAnalysis.dominantFrequency(samples: mono.suffix(rate), sampleRate: rate, candidates: candidates)
+    }
+}
+
+/// What the session tells the app, kept for the bench: started, and the status it stopped with.
+private final class SessionObserver: AudioVideoObserver, Sendable {
+    private let status = Mutex<(started: Bool, stopped: MeetingSessionStatusCode?)>((false, nil))
+
+    var stopped: Bool { status.withLock { $0.stopped != nil } }
+
+    var state: String {
+        switch status.withLock({ $0 }) {
+        case (_, let code?): "stopped (\(code))"
+        case (true, nil): "in the meeting"
+        case (false, nil): "joining"
         }
     }
 
-    private func fail(_ reason: String) {
-        outcome.withLock { if case .stopped = $0 {} else { $0 = .failed(reason) } }
+    func audioSessionDidStart(reconnecting: Bool) { status.withLock { $0.started = true } }
+    func audioSessionDidStopWithStatus(sessionStatus: MeetingSessionStatus) {
+        status.withLock { $0.stopped = sessionStatus.statusCode }
     }
-
-    /// Records why the signaling socket ended (before the core decides what that means).
-    private func noteClosed(code: UInt16?) {
-        let phase = core.isInMeeting ? "in the meeting" : "joining"
-        closes.withLock { $0.append("\(phase): closed \(code.map(String.init) ?? "abnormally")") }
-    }
+    func audioSessionDidStartConnecting(reconnecting: Bool) {}
+    func audioSessionDidDrop() {}
+    func audioSessionDidCancelReconnect() {}
+    func connectionDidRecover() {}
+    func connectionDidBecomePoor() {}
+    func videoSessionDidStartConnecting() {}
+    func videoSessionDidStartWithStatus(sessionStatus: MeetingSessionStatus) {}
+    func videoSessionDidStopWithStatus(sessionStatus: MeetingSessionStatus) {}
+    func remoteVideoSourcesDidBecomeAvailable(sources: [RemoteVideoSource]) {}
+    func remoteVideoSourcesDidBecomeUnavailable(sources: [RemoteVideoSource]) {}
+    func cameraSendAvailabilityDidChange(available: Bool) {}
 }

@@ -13,7 +13,7 @@ import Synchronization
 /// a DTX listener, none when muted); receiving is a counter
 /// increment per packet (plus an Opus decode when `decodes`). Threading: the socket's loop owns the connection and
 /// the timer; the counters are atomics, readable anywhere.
-final class WebRTCAudioBot: ChimeBotMedia {
+final class WebRTCAudioBot: Sendable {
     /// What the bot sends.
     enum Sending: Sendable {
         /// A tone: one pre-encoded packet every 20 ms, voice flag set.
@@ -26,14 +26,10 @@ final class WebRTCAudioBot: ChimeBotMedia {
 
     /// The offer to hand to the server (Janus's: one audio m-line).
     let offer: String
-    /// This bot's ICE credentials, DTLS fingerprint and host candidate, for a server whose offer has more m-lines
-    /// than ``offer`` (Chime signaling's, from `SessionMediaPlan`).
-    let transport: TransportDescription
+    /// This bot's ICE credentials, DTLS fingerprint and host candidate.
+    private let transport: TransportDescription
     /// The SSRC the bot sends its audio on.
     let ssrc: UInt32
-    var audioSSRC: UInt32 { ssrc }
-    /// Never sent on (an audio bot's camera m-line is inactive).
-    let videoSSRCs = (media: UInt32.random(in: 1...UInt32.max), rtx: UInt32.random(in: 1...UInt32.max))
     private let payloadType = Atomic<UInt8>(AudioSessionDescription.offeredOpusPayloadType)
     private let socket: PeerConnectionSocket
     private let certificate: DTLSCertificate
@@ -57,10 +53,10 @@ final class WebRTCAudioBot: ChimeBotMedia {
     }
 
     /// Connects with the server's answer: full ICE (controlling, nominating, answering the server's checks), DTLS in
-    /// the role the answer leaves (`setup:active` makes this bot the server), then SRTP. `onConnected` runs on the
-    /// socket's loop once, with nil when SRTP is keyed and with the failure when ICE or DTLS failed. The Opus payload type the
-    /// answer kept is what ``startSending(_:audio:phase:)`` sends.
-    func connect(answer sdp: String, onConnected: (@Sendable (String?) -> Void)? = nil) throws {
+    /// the role the answer leaves (`setup:active` makes this bot the server), then SRTP
+    /// (``waitUntilConnected(timeout:)``). The Opus payload type the answer kept is what
+    /// ``startSending(_:audio:phase:)`` sends.
+    func connect(answer sdp: String) throws {
         let answer = try SessionDescription(parsing: sdp)
         let remote = try TransportDescription(remote: answer)
         payloadType.store(try AudioSessionDescription.opusPayloadType(in: answer), ordering: .relaxed)
@@ -71,7 +67,7 @@ final class WebRTCAudioBot: ChimeBotMedia {
         let connection = try PeerConnection(configuration: configuration)
         socket.attach(connection) { [self] event in
             switch event {
-            case .iceConnected, .connected, .failed: state.update(event, onConnected: onConnected)
+            case .iceConnected, .connected, .failed: state.update(event)
             case .rtp(let packet):
                 received.add(1, ordering: .relaxed)
                 if decodes { decoder.withLock { $0?.add(packet.payload) } }
@@ -79,9 +75,6 @@ final class WebRTCAudioBot: ChimeBotMedia {
             }
         }
     }
-
-    /// How far the connection got: `new`, `ICE up`, `DTLS up` or `failed`.
-    var connectionPhase: String { state.name }
 
     /// Waits until DTLS is up (SRTP keyed).
     func waitUntilConnected(timeout: Duration = .seconds(20)) async throws {
@@ -114,12 +107,6 @@ final class WebRTCAudioBot: ChimeBotMedia {
 
     /// RTP packets received so far.
     var receivedPackets: Int { received.load(ordering: .relaxed) }
-
-    /// The connection's counters (RTP and RTCP in and out, datagrams dropped), for a bench's report of a bot that
-    /// received less than it should; nil before ``connect(answer:onConnected:)``.
-    func statistics() async -> PeerConnectionStatistics? {
-        try? await socket.withDriver { $0?.connection.statistics }
-    }
 
     /// The dominant one of `candidates` in the last second this bot decoded (only when created with `decodes`).
     func dominantFrequency(of candidates: [Double]) -> Double? { decoder.withLock { $0?.dominant(of: candidates) } }

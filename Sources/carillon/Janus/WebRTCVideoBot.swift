@@ -15,32 +15,15 @@ import Synchronization
 /// rate and packetizes each frame as it sends it (one array per packet); a subscriber does one dictionary update
 /// under a lock per packet, no decode. Threading: the socket's loop owns the connection and the timer; counters are
 /// behind a mutex or atomics, readable anywhere.
-final class WebRTCVideoBot: ChimeBotMedia {
-    /// Packets and complete frames (packets with the marker bit) received on one SSRC.
-    struct Received: Sendable, Equatable {
-        /// RTP packets.
-        var packets = 0
-        /// Packets with the marker bit: frames whose last packet arrived.
-        var frames = 0
-        /// RTP payload bytes.
-        var bytes = 0
-    }
-
+final class WebRTCVideoBot: VideoBenchPeer {
     private let socket: PeerConnectionSocket
     private let certificate: DTLSCertificate
     private let localICE: ICECredentials
     private let ssrc: UInt32
-    /// No audio is sent: the SSRC only fills the Chime offer's audio m-line.
-    let audioSSRC = UInt32.random(in: 1...UInt32.max)
-    /// The camera's SSRC (the one the bot sends on) and an RTX SSRC the Chime offer declares (never sent on).
-    var videoSSRCs: (media: UInt32, rtx: UInt32) { (ssrc, rtxSSRC) }
-    private let rtxSSRC = UInt32.random(in: 1...UInt32.max)
     private let state = BotConnectionState()
     private let sent = Atomic<Int>(0)
     private let framesSent = Atomic<Int>(0)
-    private let received = Mutex<[UInt32: Received]>([:])
-    /// The audio payload type of a Chime answer (the server's mix to this bot), left out of the counts; -1 for none.
-    private let audioPayloadType = Atomic<Int>(-1)
+    private let received = Mutex<[UInt32: ReceivedVideoCounts]>([:])
     private let timer = Mutex<RepeatedTask?>(nil)
 
     /// Binds a socket on `host` (the veth address in the bench's namespace).
@@ -52,7 +35,7 @@ final class WebRTCVideoBot: ChimeBotMedia {
     }
 
     /// The bot's ICE credentials, fingerprint and host candidate as an offerer (`actpass`).
-    var transport: TransportDescription {
+    private var transport: TransportDescription {
         TransportDescription(ice: localICE, fingerprint: certificate.fingerprint, setup: .actpass,
                              candidates: [TransportDescription.hostCandidate(for: socket.localAddress)])
     }
@@ -68,16 +51,15 @@ final class WebRTCVideoBot: ChimeBotMedia {
         return description.serialized
     }
 
-    /// A publisher (or a Chime session) connects with the server's answer: full ICE (controlling), DTLS in the role
-    /// the answer leaves. `onConnected` runs once on the socket's loop: nil when SRTP is keyed, the failure otherwise.
-    func connect(answer sdp: String, onConnected: (@Sendable (String?) -> Void)? = nil) throws {
+    /// A publisher connects with the server's answer: full ICE (controlling), DTLS in the role the answer leaves
+    /// (``waitUntilConnected(timeout:)``).
+    func connect(answer sdp: String) throws {
         let answer = try SessionDescription(parsing: sdp)
         let remote = try TransportDescription(remote: answer)
-        if let opus = try? AudioSessionDescription.opusPayloadType(in: answer) { audioPayloadType.store(Int(opus), ordering: .relaxed) }
         try attach(PeerConnectionConfiguration(
             iceRole: .controlling(remoteCandidates: remote.udpAddresses { !$0.isIPv6 }), localICE: localICE,
             remoteICE: remote.ice, dtlsRole: TransportDescription.dtlsRole(local: .actpass, remote: remote.setup),
-            certificate: certificate, remoteFingerprint: remote.fingerprint), onConnected: onConnected)
+            certificate: certificate, remoteFingerprint: remote.fingerprint))
     }
 
     /// A subscriber answers the server's offer: every VP8 m-line accepted `recvonly` (NACK, PLI and FIR feedback
@@ -118,25 +100,21 @@ final class WebRTCVideoBot: ChimeBotMedia {
         return description.serialized
     }
 
-    private func attach(_ configuration: PeerConnectionConfiguration, onConnected: (@Sendable (String?) -> Void)? = nil) throws {
+    private func attach(_ configuration: PeerConnectionConfiguration) throws {
         let connection = try PeerConnection(configuration: configuration)
         socket.attach(connection) { [self] event in
             switch event {
-            case .iceConnected, .connected, .failed: state.update(event, onConnected: onConnected)
+            case .iceConnected, .connected, .failed: state.update(event)
             case .rtp(let packet):
-                guard Int(packet.payloadType) != audioPayloadType.load(ordering: .relaxed) else { return }
                 received.withLock { counts in
-                    counts[packet.ssrc, default: Received()].packets += 1
-                    counts[packet.ssrc, default: Received()].bytes += packet.payload.count
-                    if packet.marker { counts[packet.ssrc, default: Received()].frames += 1 }
+                    counts[packet.ssrc, default: ReceivedVideoCounts()].packets += 1
+                    counts[packet.ssrc, default: ReceivedVideoCounts()].bytes += packet.payload.count
+                    if packet.marker { counts[packet.ssrc, default: ReceivedVideoCounts()].frames += 1 }
                 }
             default: break
             }
         }
     }
-
-    /// How far the connection got: `new`, `ICE up`, `DTLS up` or `failed`.
-    var connectionPhase: String { state.name }
 
     /// Waits until DTLS is up (SRTP keyed).
     func waitUntilConnected(timeout: Duration = .seconds(20)) async throws {
@@ -176,7 +154,13 @@ final class WebRTCVideoBot: ChimeBotMedia {
     /// Frames a publisher sent so far.
     var framesSentCount: Int { framesSent.load(ordering: .relaxed) }
     /// What a subscriber received so far, per SSRC.
-    var receivedBySSRC: [UInt32: Received] { received.withLock { $0 } }
+    var receivedBySSRC: [UInt32: ReceivedVideoCounts] { received.withLock { $0 } }
+
+    func sentCounts() async -> (frames: Int, packets: Int) { (framesSentCount, packetsSent) }
+
+    func receivedStreams() async -> [Int: ReceivedVideoCounts] {
+        Dictionary(uniqueKeysWithValues: receivedBySSRC.map { (Int($0.key), $0.value) })
+    }
 
     /// Stops sending and closes DTLS and the socket.
     func close() async {
