@@ -228,7 +228,7 @@ let package = Package(
         .testTarget(
             name: "MeetingSimulationTests",
             dependencies: ["Carillon", "CarillonServer", "CarillonRTC", "CarillonCodecs", "CarillonMeasurement", "CarillonMedia", "CarillonProtocol",
-                           .product(name: "NIOCore", package: "swift-nio")],
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -2,6 +2,7 @@ import CarillonCodecs
 import CarillonMeasurement
 import CarillonProtocol
 import CarillonRTC
+import Logging
 import NIOCore
 
 @testable import Carillon
@@ -14,8 +15,9 @@ import NIOCore
 ///
 /// The client side is the product's composition: this harness only does what `SessionEngine` does as a shell (moves
 /// frames and datagrams, gives the clock, a tone for the microphone and a pattern for the camera, and records what
-/// the app would see). The server side mirrors `MeetingRoom` and `MeetingMedia` with the same negotiation type
-/// (`MeetingMediaNegotiation`). Signaling frames travel reliably and in order after ``signalingDelay``, as over TCP.
+/// the app would see). The server side is the product's ``MeetingCore`` (signaling and media wired together, the
+/// transports negotiated); this harness does what `MeetingRoom` and `MeetingMedia` do as its shell: runs the peer
+/// connections it starts and moves their datagrams. Signaling frames travel reliably and in order after ``signalingDelay``, as over TCP.
 final class VirtualMeeting {
     /// One attendee: its SDK session core, its microphone (a tone or silence), its camera and what it played and saw.
     final class Attendee {
@@ -115,25 +117,20 @@ final class VirtualMeeting {
 
     /// How long a signaling frame takes each way.
     var signalingDelay = TimeAmount.milliseconds(10)
-    /// A busy server: each of its media core's deadlines is served up to this late, at random (seeded).
+    /// A busy server: each of its meeting core's deadlines is served up to this late, at random (seeded).
     var serverLateness = TimeAmount.zero
-    /// The server media core's deadline being waited for and when it will be served (``serverLateness``).
+    /// The server core's deadline being waited for and when it will be served (``serverLateness``).
     private var lateServerTick: (due: NIODeadline, at: NIODeadline)?
     private var lateness = SeededRandom(seed: 77)
     private(set) var now = NIODeadline.uptimeNanoseconds(1_000_000_000)
     private var wallNanoseconds: UInt64 = 1_800_000_000_000_000_000
-    private(set) var server: MeetingSignalingCore
-    private(set) var serverMedia: MeetingMediaCore
+    private(set) var server: MeetingCore
     private let signalingConfiguration: MeetingSignalingCore.Configuration
     let serverCertificate: DTLSCertificate
     let serverAddress = STUNAddress(address: [127, 0, 0, 1], port: 3478)!
     private(set) var attendees: [Attendee] = []
+    /// The transports the server core started, as the media port runs them.
     private var serverPeers: [SignalingConnectionID: PeerConnection] = [:]
-    private var serverNegotiations: [SignalingConnectionID: MeetingMediaNegotiation] = [:]
-    private var serverSSRCs = SeededRandom(seed: 99)
-
-    /// The server's next SSRC: seeded, so a seed gives one run.
-    private func nextServerSSRC() -> UInt32 { UInt32(truncatingIfNeeded: serverSSRCs.next() % UInt64(UInt32.max)) + 1 }
     private var nextConnection: UInt64 = 1
     /// Signaling frames in flight, in order of arrival.
     private var inFlight: [(arrival: NIODeadline, delivery: Delivery)] = []
@@ -149,10 +146,21 @@ final class VirtualMeeting {
 
     init(seed: UInt64, signaling: MeetingSignalingCore.Configuration = .init()) throws {
         self.seed = seed
-        server = MeetingSignalingCore(meetingId: "meeting-\(seed)", configuration: signaling)
-        serverMedia = MeetingMediaCore(now: now)
         signalingConfiguration = signaling
-        serverCertificate = try DTLSCertificate.generate(commonName: "carillon")
+        let certificate = try DTLSCertificate.generate(commonName: "carillon")
+        serverCertificate = certificate
+        server = Self.makeServer(seed: seed, signaling: signaling, certificate: certificate, address: serverAddress, now: now)
+    }
+
+    /// The server's core of the meeting, its SSRCs drawn from a seeded source (a seed gives one run).
+    private static func makeServer(seed: UInt64, signaling: MeetingSignalingCore.Configuration, certificate: DTLSCertificate,
+                                   address: STUNAddress, now: NIODeadline) -> MeetingCore {
+        var ssrcs = SeededRandom(seed: 99)
+        let setup = MeetingCore.MediaSetup(certificate: certificate, candidateAddress: address) {
+            UInt32(truncatingIfNeeded: ssrcs.next() % UInt64(UInt32.max)) + 1
+        }
+        return MeetingCore(meetingId: "meeting-\(seed)", configuration: signaling, media: setup,
+                           logger: Logging.Logger(label: "virtual-meeting"), now: now)
     }
 
     // MARK: Attendees
@@ -218,9 +226,8 @@ final class VirtualMeeting {
     func restartServer() {
         inFlight.removeAll { if case .toServer = $0.delivery { true } else if case .closedAtServer = $0.delivery { true } else { false } }
         serverPeers = [:]
-        serverNegotiations = [:]
-        server = MeetingSignalingCore(meetingId: "meeting-\(seed)", configuration: signalingConfiguration)
-        serverMedia = MeetingMediaCore(now: now)
+        server = Self.makeServer(seed: seed, signaling: signalingConfiguration, certificate: serverCertificate,
+                                 address: serverAddress, now: now)
         for attendee in attendees where attendee.connection != nil { send(.closedAtClient(attendee, code: 1006)) }
     }
 
@@ -264,7 +271,7 @@ final class VirtualMeeting {
     private var clockReading: ClockReading { ClockReading(monotonic: now, unixNanoseconds: Int64(wallNanoseconds)) }
 
     private func nextDeadline() -> NIODeadline? {
-        var deadlines: [NIODeadline?] = [inFlight.first?.arrival, server.nextDeadline, serverMediaTick]
+        var deadlines: [NIODeadline?] = [inFlight.first?.arrival, serverTick]
         deadlines += serverPeers.values.map(\.nextDeadline)
         for attendee in attendees {
             deadlines += [attendee.session.nextDeadline, attendee.up.nextArrival, attendee.down.nextArrival,
@@ -273,9 +280,10 @@ final class VirtualMeeting {
         return deadlines.compactMap { $0 }.min()
     }
 
-    /// When the server's media core is next ticked: its deadline, made late by up to ``serverLateness``.
-    private var serverMediaTick: NIODeadline? {
-        guard let due = serverMedia.nextDeadline else { return nil }
+    /// When the server's core is next ticked: its deadline, made late by up to ``serverLateness`` (a busy loop is
+    /// late for every timer).
+    private var serverTick: NIODeadline? {
+        guard let due = server.nextDeadline else { return nil }
         guard serverLateness > .zero else { return due }
         if let late = lateServerTick, late.due == due { return late.at }
         let at = due + .nanoseconds(Int64(lateness.next() % UInt64(serverLateness.nanoseconds + 1)))
@@ -292,7 +300,7 @@ final class VirtualMeeting {
         for attendee in attendees {
             for datagram in attendee.up.receive(now: now) {
                 guard let connection = attendee.connection, let peer = serverPeers[connection] else { continue }
-                serverPeer(connection, peer.receive(datagram, from: attendee.address, now: now))
+                serverTransport(connection, peer.receive(datagram, from: attendee.address, now: now))
             }
             for datagram in attendee.down.receive(now: now) {
                 guard let generation = attendee.mediaSocket else { continue }
@@ -300,7 +308,7 @@ final class VirtualMeeting {
             }
         }
         for (connection, peer) in serverPeers.sorted(by: { $0.key < $1.key }) {
-            if let due = peer.nextDeadline, due <= now { serverPeer(connection, peer.tick(now: now)) }
+            if let due = peer.nextDeadline, due <= now { serverTransport(connection, peer.tick(now: now)) }
         }
         for attendee in attendees {
             if let due = attendee.session.nextDeadline, due <= now {
@@ -319,8 +327,7 @@ final class VirtualMeeting {
                 }
             }
         }
-        if let due = serverMediaTick, due <= now { serverMediaOutputs(serverMedia.tick(now: now)) }
-        if let due = server.nextDeadline, due <= now { serverStep { $0.tick(now: $1) } }
+        if let due = serverTick, due <= now { serverStep { $0.tick(now: $1) } }
     }
 
     // MARK: Client side (the shell's part of what SessionEngine does)
@@ -384,111 +391,65 @@ final class VirtualMeeting {
         }
     }
 
-    // MARK: Server side (what MeetingRoom and MeetingMedia do)
+    // MARK: Server side (what MeetingRoom and MeetingMedia do as the core's shell)
 
-    private func serverStep(_ step: (inout MeetingSignalingCore, ClockReading) -> [MeetingSignalingOutput]) {
-        let outputs = step(&server, clockReading)
-        for output in outputs {
-            switch output {
+    private func serverStep(_ step: (MeetingCore, ClockReading) -> [MeetingCoreEffect]) {
+        performServer(step(server, clockReading))
+    }
+
+    private func performServer(_ effects: [MeetingCoreEffect]) {
+        for effect in effects {
+            switch effect {
             case .send(let targets, let frame):
                 for target in targets {
                     if let attendee = attendees.first(where: { $0.connection == target }) { send(.toClient(attendee, frame)) }
                 }
             case .close(let target, let code):
-                endServerMedia(target)
                 if let attendee = attendees.first(where: { $0.connection == target }) { send(.closedAtClient(attendee, code: code)) }
-            case .subscribe(let target, let attendeeId, let offer, let video):
-                // What MeetingMedia.answer does: a re-offer on the same transport keeps the connection.
-                let result: Result<SubscribeAnswer, SubscribeRefusal>
-                do {
-                    let previous = serverPeers[target] == nil ? nil : serverNegotiations[target]
-                    let negotiated = try MeetingMediaNegotiation(offer: offer, certificate: serverCertificate,
-                                                                 candidate: serverAddress, video: video, previous: previous,
-                                                                 makeSSRC: { self.nextServerSSRC() })
-                    serverNegotiations[target] = negotiated
-                    if negotiated.continuesTransport {
-                        serverMediaOutputs(serverMedia.renegotiated(target, negotiation: negotiated, now: now))
-                    } else {
-                        let peer = try PeerConnection(configuration: negotiated.configuration)
-                        endServerMedia(target)
-                        serverNegotiations[target] = negotiated
-                        serverMediaOutputs(serverMedia.add(target, attendeeId: attendeeId, negotiation: negotiated, now: now))
-                        serverPeers[target] = peer
-                        serverPeer(target, peer.start(now: now))
-                    }
-                    result = .success(SubscribeAnswer(sdp: negotiated.answer, tracks: negotiated.tracks))
-                } catch {
-                    result = .failure(SubscribeRefusal(status: 400, message: "\(error)"))
-                }
-                serverStep { $0.subscribeAnswered(target, answer: result, now: $1) }
-            case .pauseVideo(let target, let streamIds, let paused):
-                serverMediaOutputs(serverMedia.setVideoPaused(paused, streamIds: streamIds, for: target, now: now))
-            case .selectVideoLayer(let target, let mid, let streamId):
-                serverMediaOutputs(serverMedia.selectVideoLayer(streamId, mid: mid, for: target, now: now))
-            case .updateVideoPreferences(let target, let updated, let removedMids):
-                serverMediaOutputs(serverMedia.updateVideoPreferences(updated, removedMids: removedMids, for: target,
-                                                                      now: now))
-            case .endMedia(let target):
-                endServerMedia(target)
-            case .audioMuted(let attendeeId, let muted):
-                serverMedia.setMuted(muted, attendeeId: attendeeId)
-            case .audioReceiving(let attendeeId, let receives):
-                serverMedia.setHearsMeeting(receives, attendeeId: attendeeId)
+            case .startTransport(let connection, let peer, _):
+                serverPeers[connection] = peer
+                serverTransport(connection, peer.start(now: now))
+            case .endTransport(let connection):
+                guard let peer = serverPeers.removeValue(forKey: connection) else { continue }
+                let attendee = attendees.first { $0.connection == connection }
+                for (datagram, _) in peer.close().datagrams { attendee?.down.send(datagram, now: now) }
+            case .rtp(let connection, let packet), .rtcp(let connection, let packet):
+                let isRTP: Bool = if case .rtp = effect { true } else { false }
+                guard let peer = serverPeers[connection], let attendee = attendees.first(where: { $0.connection == connection }),
+                      let (datagram, _) = isRTP ? peer.sendRTP(packet) : peer.sendRTCP(packet) else { continue }
+                attendee.down.send(datagram, now: now)
             case .activity:
                 break
             }
         }
     }
 
-    private func endServerMedia(_ connection: SignalingConnectionID) {
-        serverNegotiations[connection] = nil
-        guard let peer = serverPeers.removeValue(forKey: connection) else { return }
-        let output = peer.close()
-        if let attendee = attendees.first(where: { $0.connection == connection }) {
-            for (datagram, _) in output.datagrams { attendee.down.send(datagram, now: now) }
-        }
-        serverMedia.remove(connection, now: now)
-    }
-
-    private func serverPeer(_ connection: SignalingConnectionID, _ output: PeerConnectionOutput) {
+    /// What one of the server's transports sends and reports: datagrams onto the attendee's downlink, the rest to
+    /// the core.
+    private func serverTransport(_ connection: SignalingConnectionID, _ output: PeerConnectionOutput) {
         let attendee = attendees.first { $0.connection == connection }
         for (datagram, _) in output.datagrams { attendee?.down.send(datagram, now: now) }
         for event in output.events {
             switch event {
             case .connected:
-                let attendeeId = serverMedia.sessions[connection]?.attendeeId ?? ""
-                serverMediaOutputs(serverMedia.connected(connection, muted: server.isMuted(attendeeId),
-                                                         hearsMeeting: server.hearsMeeting(attendeeId), now: now))
+                serverStep { $0.transportConnected(connection, now: $1) }
             case .rtp(let packet):
-                serverMediaOutputs(serverMedia.receive(packet, from: connection, now: now))
+                var outputs: [MeetingMediaOutput] = []
+                let effects = server.receive(packet, from: connection, now: clockReading, into: &outputs)
+                // The packets first, then what they meant for signaling, as the room sends them.
+                performServer(outputs.map { output -> MeetingCoreEffect in
+                    switch output {
+                    case .rtp(let connection, let packet): .rtp(connection, packet)
+                    case .rtcp(let connection, let packet): .rtcp(connection, packet)
+                    default: preconditionFailure("MeetingCore leaves only packets in a packet's outputs")
+                    }
+                } + effects)
             case .rtcp(let packets):
-                serverMediaOutputs(serverMedia.receive(packets, from: connection, now: now))
+                serverStep { $0.receive(packets, from: connection, now: $1) }
             case .failed, .closed:
-                endServerMedia(connection)
+                serverStep { $0.transportEnded(connection, now: $1) }
             case .iceConnected, .pathChanged:
                 break
-            }
-        }
-    }
-
-    private func serverMediaOutputs(_ outputs: [MeetingMediaOutput]) {
-        for output in outputs {
-            switch output {
-            case .rtp(let connection, let packet), .rtcp(let connection, let packet):
-                let isRTP: Bool = if case .rtp = output { true } else { false }
-                guard let peer = serverPeers[connection], let attendee = attendees.first(where: { $0.connection == connection }),
-                      let (datagram, _) = isRTP ? peer.sendRTP(packet) : peer.sendRTCP(packet) else { continue }
-                attendee.down.send(datagram, now: now)
-            case .audioMetadata(let states):
-                serverStep { $0.audioMetadata(states, now: $1) }
-            case .videoSourcePaused(let connection, let paused):
-                serverStep { $0.videoSourcePaused(connection, paused: paused, now: $1) }
-            case .videoBitrates(let rates):
-                serverStep { $0.videoBitrates(rates, now: $1) }
-            case .videoDownlinkPaused(let connection, let groupIds, let paused):
-                serverStep { $0.videoDownlinkPaused(connection, groupIds: groupIds, paused: paused, now: $1) }
-            case .videoDownlinkEstimate(let connection, let kbps):
-                serverStep { $0.videoDownlinkEstimate(connection, kbps: kbps, now: $1) }
             }
         }
     }
@@ -522,7 +483,6 @@ final class VirtualMeeting {
             attendee.connection = nil
             client(attendee) { $0.signalingClosed(code: code, now: $1) }
         case .closedAtServer(let connection):
-            endServerMedia(connection)
             serverStep { $0.disconnected(connection, now: $1) }
         }
     }

@@ -17,3 +17,13 @@ enum MeetingMediaOutput {
     /// A receiver's downlink estimate changed (mode 4): BITRATES `server_available_outgoing_bitrate`, kbps.
     case videoDownlinkEstimate(SignalingConnectionID, kbps: UInt32)
 }
+
+extension MeetingMediaOutput {
+    /// Whether this is a packet to send (RTP or RTCP) rather than a report for signaling.
+    var isPacket: Bool {
+        switch self {
+        case .rtp, .rtcp: true
+        default: false
+        }
+    }
+}

@@ -3,10 +3,13 @@ import CarillonRTC
 import Logging
 import NIOCore
 
-/// The live signaling side of one meeting: runs a ``MeetingSignalingCore`` on the meeting's own event loop.
+/// One live meeting on the server: the I/O shell of its ``MeetingCore`` (signaling and media wired together) on the
+/// meeting's own event loop. It moves frames between the core and the sockets' sinks, runs the media transports the
+/// core negotiates (``MeetingMedia``), sends what the core returns, keeps one timer at the core's deadline and
+/// reads the clock; it decides nothing.
 ///
 /// Threading: every method may be called from any thread; each one hops onto ``eventLoop`` (one `execute` per call,
-/// visible below), where the core and the socket sinks live. Nothing here takes a lock.
+/// visible below), where the core, the transports and the socket sinks live. Nothing here takes a lock.
 public final class MeetingRoom: @unchecked Sendable {
     /// The event loop that owns this meeting's state.
     public let eventLoop: any EventLoop
@@ -14,11 +17,13 @@ public final class MeetingRoom: @unchecked Sendable {
     public let meetingId: String
     private let logger: Logger
     // Confined to `eventLoop`.
-    private var core: MeetingSignalingCore
+    private let core: MeetingCore
     private var sinks: [SignalingConnectionID: AsyncStream<SignalingOutbound>.Continuation] = [:]
     /// The core's one timer.
-    private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.apply { $0.tick(now: $1) } }
+    private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.timerFired() }
     private let media: MeetingMedia?
+    /// The outputs of one received packet, reused from packet to packet.
+    private var forwarded: [MeetingMediaOutput] = []
     private let openedAt: NIODeadline
     private let events: MeetingEventRouter?
 
@@ -34,29 +39,15 @@ public final class MeetingRoom: @unchecked Sendable {
         self.events = events
         self.meetingId = meetingId
         self.eventLoop = eventLoop
-        self.core = MeetingSignalingCore(meetingId: meetingId, configuration: configuration)
         var logger = logger
         logger[metadataKey: "meeting"] = "\(meetingId)"
         self.logger = logger
         self.openedAt = eventLoop.now
-        self.media = context.map { MeetingMedia(eventLoop: eventLoop, context: $0, logger: logger) }
-        media?.onAudioMetadata = { [weak self] states in
-            self?.apply { core, now in core.audioMetadata(states, now: now) }
-        }
-        media?.onVideoSourcePaused = { [weak self] connection, paused in
-            self?.apply { core, now in core.videoSourcePaused(connection, paused: paused, now: now) }
-        }
-        media?.onVideoBitrates = { [weak self] rates in
-            self?.apply { core, now in core.videoBitrates(rates, now: now) }
-        }
-        media?.onVideoDownlinkPaused = { [weak self] connection, groupIds, paused in
-            self?.apply { core, now in core.videoDownlinkPaused(connection, groupIds: groupIds, paused: paused, now: now) }
-        }
-        media?.onVideoDownlinkEstimate = { [weak self] connection, kbps in
-            self?.apply { core, now in core.videoDownlinkEstimate(connection, kbps: kbps, now: now) }
-        }
-        media?.isMuted = { [weak self] attendeeId in self?.core.isMuted(attendeeId) ?? false }
-        media?.hearsMeeting = { [weak self] attendeeId in self?.core.hearsMeeting(attendeeId) ?? true }
+        core = MeetingCore(meetingId: meetingId, configuration: configuration,
+                           media: context.map { MeetingCore.MediaSetup(certificate: $0.certificate,
+                                                                       candidateAddress: $0.candidateAddress) },
+                           logger: logger, now: eventLoop.now)
+        self.media = context.map { MeetingMedia(eventLoop: eventLoop, context: $0) }
     }
 
     /// Adds an authenticated socket, allowed what `permissions` allow; frames for it go into `sink`.
@@ -94,7 +85,6 @@ public final class MeetingRoom: @unchecked Sendable {
     public func detach(_ connection: SignalingConnectionID) {
         eventLoop.execute {
             self.sinks.removeValue(forKey: connection)?.finish()
-            self.media?.end(connection)
             self.apply { $0.disconnected(connection, now: $1) }
         }
     }
@@ -102,10 +92,7 @@ public final class MeetingRoom: @unchecked Sendable {
     /// Ends the meeting for everyone (it was deleted or expired): every session is told and closed, and the media
     /// (connections, mixer, codecs, timers) is released at once.
     public func endMeeting() {
-        eventLoop.execute {
-            self.apply { $0.endMeeting(now: $1) }
-            self.media?.endAll()
-        }
+        eventLoop.execute { self.apply { $0.endMeeting(now: $1) } }
     }
 
     /// How long no attendee has had an audio connection: zero while one has; for a meeting without media, the time
@@ -113,7 +100,7 @@ public final class MeetingRoom: @unchecked Sendable {
     public func audioIdleTime() -> EventLoopFuture<TimeAmount> {
         eventLoop.submit {
             let now = self.eventLoop.now
-            guard let media = self.media else { return now - self.openedAt }
+            guard let media = self.core.media else { return now - self.openedAt }
             return media.audioIdleSince.map { now - $0 } ?? .zero
         }
     }
@@ -121,7 +108,7 @@ public final class MeetingRoom: @unchecked Sendable {
     /// Every attendee that has joined this room, present or gone (``MeetingSignalingCore/liveAttendees()``), read
     /// on the room's event loop.
     public func liveAttendees() -> EventLoopFuture<[LiveAttendeeState]> {
-        eventLoop.submit { self.core.liveAttendees() }
+        eventLoop.submit { self.core.signaling.liveAttendees() }
     }
 
     /// Removes a deleted attendee from the meeting.
@@ -137,22 +124,88 @@ public final class MeetingRoom: @unchecked Sendable {
                 sink.finish()
             }
             self.sinks.removeAll()
-            self.media?.endAll()
+            self.apply { $0.endAllTransports(now: $1) }
         }
     }
 
     // MARK: - Running the core
 
-    private func apply(_ step: (inout MeetingSignalingCore, ClockReading) -> [MeetingSignalingOutput]) {
+    private func apply(_ step: (MeetingCore, ClockReading) -> [MeetingCoreEffect]) {
         eventLoop.assertInEventLoop()
-        let outputs = step(&core, ClockReading(eventLoop: eventLoop))
-        perform(outputs)
-        rescheduleTimer()
+        perform(step(core, ClockReading(eventLoop: eventLoop)))
+        timer.follow(core.nextDeadline)
     }
 
-    private func perform(_ outputs: [MeetingSignalingOutput]) {
-        for output in outputs {
-            switch output {
+    private func timerFired() {
+        let started = eventLoop.now
+        let mixes = core.isMediaDue(now: started)
+        apply { $0.tick(now: $1) }
+        guard mixes, let counters = media?.counters else { return }
+        let spent = (eventLoop.now - started).nanoseconds
+        counters.totals.mixerTicks += 1
+        counters.totals.mixerTickNanoseconds += spent
+        counters.totals.mixerTickMaximumNanoseconds = max(counters.totals.mixerTickMaximumNanoseconds, spent)
+    }
+
+    /// A current transport's event: packets into the core (the one per-packet path: its outputs go out from a
+    /// reused list), its state changes too.
+    private func transportEvent(_ connection: SignalingConnectionID, _ event: PeerConnectionEvent) {
+        switch event {
+        case .rtp(let packet):
+            // The list is taken out while in use, so a reentrant call gets one of its own; it comes back empty with
+            // its capacity, and forwarding allocates no list.
+            var outputs = forwarded
+            forwarded = []
+            let started = eventLoop.now
+            let effects = core.receive(packet, from: connection, now: ClockReading(eventLoop: eventLoop), into: &outputs)
+            if !outputs.isEmpty || !effects.isEmpty {
+                send(draining: &outputs)
+                perform(effects)
+                timer.follow(core.nextDeadline)
+            }
+            forwarded = outputs
+            if let counters = media?.counters {
+                counters.totals.packetsRouted += 1
+                counters.totals.routingNanoseconds += (eventLoop.now - started).nanoseconds
+            }
+        case .rtcp(let packets):
+            apply { $0.receive(packets, from: connection, now: $1) }
+        case .connected(let profile):
+            apply { $0.transportConnected(connection, now: $1) }
+            logger.info("media connected", metadata: ["attendee": "\(core.attendeeId(of: connection) ?? "")",
+                                                      "srtp": "\(profile)"])
+        case .failed, .closed:
+            logger.debug("media ended", metadata: ["attendee": "\(core.attendeeId(of: connection) ?? "")",
+                                                   "event": "\(event)"])
+            apply { $0.transportEnded(connection, now: $1) }
+        case .iceConnected, .pathChanged:
+            break
+        }
+    }
+
+    /// Sends the packets of `outputs` in order and leaves it empty with its capacity. Each is moved out before it is
+    /// sent, so SRTP protects it in place without copying it; once the port's outbox has copied the datagram, its
+    /// array goes back to the core's pool.
+    private func send(draining outputs: inout [MeetingMediaOutput]) {
+        outputs.reverse()
+        while let output = outputs.popLast() {
+            switch consume output {
+            case .rtp(let connection, let packet):
+                if let spent = media?.sendRTP(packet, on: connection) { core.recycle(consume spent) }
+            case .rtcp(let connection, let compound):
+                media?.sendRTCP(compound, on: connection)
+            default:
+                // The core leaves only packets here.
+                break
+            }
+        }
+    }
+
+    private func perform(_ effects: consuming [MeetingCoreEffect]) {
+        var effects = effects
+        effects.reverse()
+        while let effect = effects.popLast() {
+            switch consume effect {
             case .send(let targets, let frame):
                 let bytes: [UInt8]
                 do {
@@ -168,7 +221,6 @@ public final class MeetingRoom: @unchecked Sendable {
                     // Its socket's queue is full: a reader that fell that far behind is cut off, not buffered for.
                     logger.info("signaling socket \(target) fell behind its queue: closed")
                     sinks.removeValue(forKey: target)?.finish()
-                    media?.end(target)
                     apply { $0.disconnected(target, now: $1) }
                 }
             case .close(let target, let code):
@@ -176,22 +228,16 @@ public final class MeetingRoom: @unchecked Sendable {
                     sink.yield(.close(code))
                     sink.finish()
                 }
-                media?.end(target)
-            case .subscribe(let target, let attendeeId, let offer, let video):
-                let result = answer(offer, attendeeId: attendeeId, connection: target, video: video)
-                apply { $0.subscribeAnswered(target, answer: result, now: $1) }
-            case .pauseVideo(let target, let streamIds, let paused):
-                media?.setVideoPaused(paused, streamIds: streamIds, connection: target)
-            case .selectVideoLayer(let target, let mid, let streamId):
-                media?.selectVideoLayer(streamId, mid: mid, connection: target)
-            case .updateVideoPreferences(let target, let updated, let removedMids):
-                media?.updateVideoPreferences(updated, removedMids: removedMids, connection: target)
-            case .endMedia(let target):
-                media?.end(target)
-            case .audioMuted(let attendeeId, let muted):
-                media?.setMuted(muted, attendeeId: attendeeId)
-            case .audioReceiving(let attendeeId, let receives):
-                media?.setHearsMeeting(receives, attendeeId: attendeeId)
+            case .startTransport(let connection, let peer, let localICE):
+                media?.start(connection, peer: peer, localICE: localICE) { [weak self] connection, event in
+                    self?.transportEvent(connection, event)
+                }
+            case .endTransport(let connection):
+                media?.end(connection)
+            case .rtp(let connection, let packet):
+                if let spent = media?.sendRTP(packet, on: connection) { core.recycle(consume spent) }
+            case .rtcp(let connection, let compound):
+                media?.sendRTCP(compound, on: connection)
             case .activity(let identity, let change):
                 // What an operator follows a meeting by, at info (the same changes as the lifecycle events); a
                 // content share's session is named as one.
@@ -202,25 +248,9 @@ public final class MeetingRoom: @unchecked Sendable {
                 default: "\(change)"
                 }
                 logger.info("\(subject) \(verb)", metadata: ["attendee": "\(identity.attendeeId)",
-                                                         "externalUserId": "\(identity.externalUserId)"])
+                                                           "externalUserId": "\(identity.externalUserId)"])
                 events?.activity(meetingId: meetingId, identity: identity, change: change)
             }
         }
-    }
-
-    /// Answers an offer through the media side; the core turns the result into SUBSCRIBE_ACK.
-    private func answer(_ offer: String, attendeeId: String, connection: SignalingConnectionID,
-                        video: VideoSubscribeRequest) -> Result<SubscribeAnswer, SubscribeRefusal> {
-        guard let media else { return .failure(SubscribeRefusal(status: 501, message: "this server does not serve media")) }
-        do {
-            return .success(try media.answer(offer: offer, attendeeId: attendeeId, connection: connection, video: video))
-        } catch {
-            logger.info("SUBSCRIBE refused", metadata: ["attendee": "\(attendeeId)", "reason": "\(error)"])
-            return .failure(SubscribeRefusal(status: 400, message: "the offer cannot be answered: \(error)"))
-        }
-    }
-
-    private func rescheduleTimer() {
-        timer.follow(core.nextDeadline)
     }
 }
