@@ -208,7 +208,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "CarillonProtocolTests", dependencies: ["CarillonCrypto", "CarillonProtocol"], swiftSettings: strict),
-        .testTarget(name: "CarillonCLITests", dependencies: ["carillon"], swiftSettings: strict),
+        .testTarget(name: "CarillonCLITests", dependencies: ["carillon", "CarillonServer", "CarillonRTC", .product(name: "NIOCore", package: "swift-nio")],
+                    swiftSettings: strict),
         .testTarget(
             name: "CarillonRTCTests",
             dependencies: [

@@ -18,7 +18,7 @@ import NIOCore
 /// The mixer, with its Opus codecs, exists only while a session is connected: a meeting nobody is in holds none.
 ///
 /// Threading: not thread-safe; the meeting's event loop owns it.
-final class MeetingMediaCore {
+package final class MeetingMediaCore {
     /// One attendee session's media state.
     struct Session {
         let attendeeId: String
@@ -68,7 +68,7 @@ final class MeetingMediaCore {
 
     private let mixerConfiguration: AudioMixer.Configuration
     /// The meeting's video forwarding.
-    private(set) var video = MeetingVideoRouter()
+    package private(set) var video = MeetingVideoRouter()
     private(set) var sessions: [SignalingConnectionID: Session] = [:]
     private var activity = AudioActivityMeter()
     /// The meeting's mix, made when a session connects and released when none is connected.
@@ -79,7 +79,7 @@ final class MeetingMediaCore {
     private(set) var audioIdleSince: NIODeadline?
 
     /// Creates the media of a meeting that starts, idle, at `now`.
-    init(mixerConfiguration: AudioMixer.Configuration = .init(), now: NIODeadline) {
+    package init(mixerConfiguration: AudioMixer.Configuration = .init(), now: NIODeadline) {
         self.mixerConfiguration = mixerConfiguration
         audioIdleSince = now
     }
@@ -88,7 +88,7 @@ final class MeetingMediaCore {
     var hasAudioConnection: Bool { audioIdleSince == nil }
 
     /// When ``tick(now:)`` is next due; nil while no session is connected.
-    var nextDeadline: NIODeadline? {
+    package var nextDeadline: NIODeadline? {
         // Read after every packet: folded without a list, so it allocates nothing.
         video.nextDeadline.earlier(mixer?.nextDeadline).earlier(nextActivityReport).earlier(nextReceiverReports)
     }
@@ -104,7 +104,7 @@ final class MeetingMediaCore {
     }
 
     /// Adds a session from its negotiation: its audio (replacing any earlier session on `id`) and its video.
-    func add(_ id: SignalingConnectionID, attendeeId: String, negotiation: MeetingMediaNegotiation,
+    package func add(_ id: SignalingConnectionID, attendeeId: String, negotiation: MeetingMediaNegotiation,
              now: NIODeadline) -> [MeetingMediaOutput] {
         add(id, attendeeId: attendeeId, ssrc: negotiation.ssrc, opusPayloadType: negotiation.opusPayloadType,
             audioLevelExtensionId: negotiation.audioLevelExtensionId, now: now)
@@ -139,7 +139,7 @@ final class MeetingMediaCore {
     /// A session's media connected: it is mixed from now on (unless `muted`), gets the mix (silence unless
     /// `hearsMeeting`), and its video flows.
     @discardableResult
-    func connected(_ id: SignalingConnectionID, muted: Bool, hearsMeeting: Bool = true,
+    package func connected(_ id: SignalingConnectionID, muted: Bool, hearsMeeting: Bool = true,
                    now: NIODeadline) -> [MeetingMediaOutput] {
         guard var session = sessions[id], !session.connected else { return [] }
         if mixer == nil {
@@ -209,7 +209,7 @@ final class MeetingMediaCore {
 
     /// ``receive(_:from:now:)`` appending to the caller's `outputs`, which it reuses from packet to packet: forwarding
     /// a video packet then allocates only each receiver's copy.
-    func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline,
+    package func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline,
                  into outputs: inout [MeetingMediaOutput]) {
         if video.carriesVideo(packet, from: id) { return video.receive(packet, from: id, now: now, into: &outputs) }
         guard let session = sessions[id], session.connected else { return }
@@ -226,7 +226,7 @@ final class MeetingMediaCore {
 
     /// Takes back the array of a datagram the shell has sent (consumed), for the video router to build a later
     /// downlink packet in; arrays too small for a datagram, or beyond the pool's limit, are let go.
-    func recycle(_ datagram: consuming [UInt8]) {
+    package func recycle(_ datagram: consuming [UInt8]) {
         video.recycle(consume datagram)
     }
 
@@ -244,7 +244,7 @@ final class MeetingMediaCore {
 
     /// Does what is due at `now`: the mix (one packet per connected session), the 200 ms activity report, the
     /// one-second receiver reports.
-    func tick(now: NIODeadline) -> [MeetingMediaOutput] {
+    package func tick(now: NIODeadline) -> [MeetingMediaOutput] {
         var outputs: [MeetingMediaOutput] = []
         if let mixer, let due = mixer.nextDeadline, now >= due {
             for (participant, packet) in mixer.tick(now: now) {

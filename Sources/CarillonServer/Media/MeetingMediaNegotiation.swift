@@ -12,7 +12,7 @@ import NIOCore
 ///
 /// A re-offer on the same transport (the same remote ICE credentials and fingerprint, as a browser's renegotiation
 /// sends) keeps the local ICE credentials, DTLS role and every SSRC, so the running connection carries on.
-struct MeetingMediaNegotiation {
+package struct MeetingMediaNegotiation {
     /// The session's camera stream as negotiated on its camera m-line.
     struct VideoUplink: Equatable {
         let mid: String
@@ -80,7 +80,7 @@ struct MeetingMediaNegotiation {
 
     /// Answers `offer`; throws a typed SDP or negotiation error when it cannot be answered. `previous` is the last
     /// negotiation on the same socket, if any; `makeSSRC` chooses each new SSRC (random; fixed by tests).
-    init(offer text: String, certificate: DTLSCertificate, candidate: STUNAddress,
+    package init(offer text: String, certificate: DTLSCertificate, candidate: STUNAddress,
          video: VideoSubscribeRequest = VideoSubscribeRequest(), previous: MeetingMediaNegotiation? = nil,
          makeSSRC: () -> UInt32 = { .random(in: 1...UInt32.max) }) throws {
         let offer = try SessionDescription(parsing: text)

@@ -1,5 +1,5 @@
 /// What ``MeetingMediaCore`` asks its shell to do.
-enum MeetingMediaOutput {
+package enum MeetingMediaOutput {
     /// Send an RTP packet (plain; the session's connection protects it) to a session.
     case rtp(SignalingConnectionID, [UInt8])
     /// Send an RTCP compound packet (plain) to a session.

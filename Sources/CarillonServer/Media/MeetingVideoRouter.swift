@@ -41,7 +41,7 @@ import NIOCore
 /// change. `carillon bench forward --video-receivers N` measures it.
 ///
 /// Threading: not thread-safe; the meeting's event loop owns it.
-struct MeetingVideoRouter {
+package struct MeetingVideoRouter {
     /// Least time between two key-frame requests to one publisher.
     static let keyFrameRequestInterval = TimeAmount.milliseconds(300)
     /// How often receiver reports (uplinks), sender reports (downlinks) and REMB go out.
@@ -81,11 +81,11 @@ struct MeetingVideoRouter {
     var nextFeedback: NIODeadline?
     /// The arrays downlink packets are built in; the shell gives each back once its outbox has copied it
     /// (``recycle(_:)``), so forwarding allocates none in steady state.
-    var datagramPool = DatagramBufferPool(limit: MeetingVideoRouter.datagramPoolLimit)
+    package var datagramPool = DatagramBufferPool(limit: MeetingVideoRouter.datagramPoolLimit)
     /// The most spare datagram arrays one meeting keeps (about 384 KiB): more than one turn of a 10 × 10 meeting
     /// has in flight (a packet per receiver plus what the pacers hold); a key-frame burst beyond it allocates and the
     /// surplus is let go when it comes back.
-    static let datagramPoolLimit = 256
+    package static let datagramPoolLimit = 256
 
     /// When ``tick(now:)`` is next due. Read after every packet (the shell re-arms its timer), so it allocates nothing.
     var nextDeadline: NIODeadline? {

@@ -1,8 +1,9 @@
 import CarillonRTC
+import CarillonServer
 import NIOCore
 import Testing
 
-@testable import CarillonServer
+@testable import carillon
 
 /// The SFU's downlink packets are built in the router's bounded ``DatagramBufferPool`` and come back to it once sent:
 /// in steady state forwarding takes every array from the pool; without the way back it would allocate one per

@@ -1,5 +1,6 @@
 import CarillonMedia
 import CarillonRTC
+import CarillonServer
 import NIOCore
 
 /// The server's video forwarding path on its own, for `carillon bench forward --video`: a meeting's
@@ -13,12 +14,13 @@ import NIOCore
 /// what the core's deadline asks for (pacer, feedback, reports), which the shell runs from its timer, off the packet
 /// path; its packets take the same way out.
 ///
-/// Not for production use. Threading: one thread.
-public final class VideoForwardingBenchmark {
+/// Part of the CLI, not of the server library: it reaches the media core through its `package` interface.
+/// Threading: one thread.
+final class VideoForwardingBenchmark {
     /// How many sessions receive the publisher's stream.
-    public let receivers: Int
+    let receivers: Int
     /// The publisher's packets as the peer connection delivers them (parsed, payloads slices of their datagrams).
-    public let packets: [RTPPacket]
+    let packets: [RTPPacket]
     /// The meeting's core (tests read its pool).
     let core: MeetingMediaCore
     private var outputs: [MeetingMediaOutput] = []
@@ -32,7 +34,7 @@ public final class VideoForwardingBenchmark {
     /// key frame) in `payloadSize`-byte payloads, with the transport-wide sequence number extension. With
     /// `profile`, each receiver's packets are protected and copied to the socket's ring as the server does; without,
     /// only the core runs (its arrays still go back to its pool).
-    public init(receivers: Int, packetCount: Int, frameSize: Int = 5_000, payloadSize: Int = 1_100,
+    init(receivers: Int, packetCount: Int, frameSize: Int = 5_000, payloadSize: Int = 1_100,
                 profile: SRTPProfile? = .aeadAES128GCM) throws {
         precondition(receivers > 0 && packetCount > 0, "a benchmark forwards at least one packet to one receiver")
         self.receivers = receivers
@@ -93,7 +95,7 @@ public final class VideoForwardingBenchmark {
     /// Forwards packet `index` at its arrival time (one every 4 ms: 2.2 Mbit/s of 1100-byte payloads, under the
     /// pacer's start rate) and returns how many packets came out for the receivers (they are dropped, as a socket
     /// write would release them).
-    public func forward(_ index: Int) -> Int {
+    func forward(_ index: Int) -> Int {
         now = now + Self.packetInterval
         core.receive(packets[index], from: SignalingConnectionID(1), now: now, into: &outputs)
         return sendDraining(&outputs)
@@ -101,7 +103,7 @@ public final class VideoForwardingBenchmark {
 
     /// Runs the core's timers that are due (the pacer's next packets, feedback, reports, the audio mix) and returns
     /// the RTP packets they sent.
-    public func runTimers() -> Int {
+    func runTimers() -> Int {
         guard let due = core.nextDeadline, due <= now else { return 0 }
         var outputs = core.tick(now: now)
         return sendDraining(&outputs)
@@ -109,7 +111,7 @@ public final class VideoForwardingBenchmark {
 
     /// How many arrays the core's pool allocated because it had none to give, and how many came back beyond its
     /// limit or too small and were let go.
-    public var poolMisses: (freshAllocations: Int, released: Int) {
+    var poolMisses: (freshAllocations: Int, released: Int) {
         (core.video.datagramPool.freshAllocations, core.video.datagramPool.released)
     }
 
