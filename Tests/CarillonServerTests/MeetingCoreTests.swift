@@ -94,7 +94,7 @@ import Testing
         _ = core.receive(frame(.audioControl) { $0.audioControl.muted = true }, from: c1, now: start)
         _ = subscribe(core)
         _ = core.transportConnected(c1, now: start)
-        let participant = AudioMixer.ParticipantID(c1.rawValue)
+        let participant = c1
         let mixer = try #require(core.media?.mixer)
         #expect(mixer.isMuted(participant) == true)
         _ = core.receive(frame(.audioControl) { $0.audioControl.muted = false }, from: c1, now: start)

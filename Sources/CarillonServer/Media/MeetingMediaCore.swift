@@ -105,7 +105,7 @@ package final class MeetingMediaCore {
 
     /// Adds a session from its negotiation: its audio (replacing any earlier session on `id`) and its video.
     package func add(_ id: SignalingConnectionID, attendeeId: String, negotiation: MeetingMediaNegotiation,
-             now: NIODeadline) -> [MeetingMediaOutput] {
+                     now: NIODeadline) -> [MeetingMediaOutput] {
         add(id, attendeeId: attendeeId, ssrc: negotiation.ssrc, opusPayloadType: negotiation.opusPayloadType,
             audioLevelExtensionId: negotiation.audioLevelExtensionId, now: now)
         return video.configure(id, negotiation: negotiation, now: now)
@@ -140,7 +140,7 @@ package final class MeetingMediaCore {
     /// `hearsMeeting`), and its video flows.
     @discardableResult
     package func connected(_ id: SignalingConnectionID, muted: Bool, hearsMeeting: Bool = true,
-                   now: NIODeadline) -> [MeetingMediaOutput] {
+                           now: NIODeadline) -> [MeetingMediaOutput] {
         guard var session = sessions[id], !session.connected else { return [] }
         if mixer == nil {
             // Failing here only happens when libopus refuses the fixed settings; the meeting then has no mix.
@@ -149,13 +149,12 @@ package final class MeetingMediaCore {
         session.connected = true
         sessions[id] = session
         activity.add(session.attendeeId)
-        let participant = AudioMixer.ParticipantID(id.rawValue)
         // A content share plays nothing: it is mixed (shared audio) but gets no mix.
         let content = session.attendeeId.hasSuffix(JoinToken.contentSuffix)
-        mixer?.addParticipant(participant, attendeeId: session.attendeeId, outboundSSRC: session.ssrc,
+        mixer?.addParticipant(id, attendeeId: session.attendeeId, outboundSSRC: session.ssrc,
                               payloadType: session.opusPayloadType, receivesMix: !content)
-        mixer?.setMuted(muted, for: participant)
-        mixer?.setHearsMeeting(hearsMeeting, for: participant)
+        mixer?.setMuted(muted, for: id)
+        mixer?.setHearsMeeting(hearsMeeting, for: id)
         audioIdleSince = nil
         if nextActivityReport == nil { nextActivityReport = now + Self.activityInterval }
         if nextReceiverReports == nil { nextReceiverReports = now + Self.receiverReportInterval }
@@ -166,7 +165,7 @@ package final class MeetingMediaCore {
     func remove(_ id: SignalingConnectionID, now: NIODeadline) {
         guard let session = sessions.removeValue(forKey: id) else { return }
         video.remove(id)
-        mixer?.removeParticipant(AudioMixer.ParticipantID(id.rawValue))
+        mixer?.removeParticipant(id)
         if !sessions.values.contains(where: { $0.attendeeId == session.attendeeId && $0.connected }) {
             activity.remove(session.attendeeId)
         }
@@ -187,14 +186,14 @@ package final class MeetingMediaCore {
     /// Leaves a muted attendee out of the mix, or takes it back.
     func setMuted(_ muted: Bool, attendeeId: String) {
         for (id, session) in sessions where session.attendeeId == attendeeId {
-            mixer?.setMuted(muted, for: AudioMixer.ParticipantID(id.rawValue))
+            mixer?.setMuted(muted, for: id)
         }
     }
 
     /// Sends an attendee's sessions the mix, or silence.
     func setHearsMeeting(_ hears: Bool, attendeeId: String) {
         for (id, session) in sessions where session.attendeeId == attendeeId {
-            mixer?.setHearsMeeting(hears, for: AudioMixer.ParticipantID(id.rawValue))
+            mixer?.setHearsMeeting(hears, for: id)
         }
     }
 
@@ -210,18 +209,17 @@ package final class MeetingMediaCore {
     /// ``receive(_:from:now:)`` appending to the caller's `outputs`, which it reuses from packet to packet: forwarding
     /// a video packet then allocates only each receiver's copy.
     package func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline,
-                 into outputs: inout [MeetingMediaOutput]) {
+                         into outputs: inout [MeetingMediaOutput]) {
         if video.carriesVideo(packet, from: id) { return video.receive(packet, from: id, now: now, into: &outputs) }
         guard let session = sessions[id], session.connected else { return }
-        let participant = AudioMixer.ParticipantID(id.rawValue)
         // A muted attendee is neither mixed nor reported as speaking, whatever it still sends.
-        let muted = mixer?.isMuted(participant) ?? true
+        let muted = mixer?.isMuted(id) ?? true
         let carried = muted ? nil : packet.audioLevel(extensionId: session.audioLevelExtensionId)
         // Mutated in place through the dictionary: this runs for every packet.
         let measured = sessions[id]?.record(packet, arrival: now, measure: !muted && carried == nil) ?? nil
         let level = carried ?? measured
         activity.record(session.attendeeId, sequenceNumber: packet.sequenceNumber, level: level)
-        mixer?.receive(packet, from: participant, level: level, arrival: now)
+        mixer?.receive(packet, from: id, level: level, arrival: now)
     }
 
     /// Takes back the array of a datagram the shell has sent (consumed), for the video router to build a later
@@ -248,7 +246,7 @@ package final class MeetingMediaCore {
         var outputs: [MeetingMediaOutput] = []
         if let mixer, let due = mixer.nextDeadline, now >= due {
             for (participant, packet) in mixer.tick(now: now) {
-                outputs.append(.rtp(SignalingConnectionID(participant.rawValue), packet))
+                outputs.append(.rtp(participant, packet))
             }
         }
         if let due = nextActivityReport, now >= due {

@@ -81,8 +81,8 @@ package struct MeetingMediaNegotiation {
     /// Answers `offer`; throws a typed SDP or negotiation error when it cannot be answered. `previous` is the last
     /// negotiation on the same socket, if any; `makeSSRC` chooses each new SSRC (random; fixed by tests).
     package init(offer text: String, certificate: DTLSCertificate, candidate: STUNAddress,
-         video: VideoSubscribeRequest = VideoSubscribeRequest(), previous: MeetingMediaNegotiation? = nil,
-         makeSSRC: () -> UInt32 = { .random(in: 1...UInt32.max) }) throws {
+                 video: VideoSubscribeRequest = VideoSubscribeRequest(), previous: MeetingMediaNegotiation? = nil,
+                 makeSSRC: () -> UInt32 = { .random(in: 1...UInt32.max) }) throws {
         let offer = try SessionDescription(parsing: text)
         let remote = try TransportDescription(remote: offer)
         let continues = previous.map {
