@@ -40,9 +40,10 @@ package final class SessionEngine: @unchecked Sendable {
 
     // Confined to `eventLoop`.
     private let core: SessionCore
-    private var socket: SignalingSocket?
+    private var socket: (any SessionSignalingChannel)?
     /// The media connection's UDP socket, and the core's media generation it was bound for.
-    private var mediaSocket: (socket: PeerConnectionSocket, generation: Int)?
+    private var mediaSocket: (socket: any SessionMediaChannel, generation: Int)?
+    private let transports: any SessionTransports
     private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.timerFired() }
     /// The chosen devices; the media core asks for them at each media connection and after each new choice.
     let deviceController: DefaultDeviceController
@@ -95,8 +96,11 @@ package final class SessionEngine: @unchecked Sendable {
         logger: any Logger,
         deviceController: DefaultDeviceController,
         activeSpeakerDetector: DefaultActiveSpeakerDetector? = nil,
-        eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
+        transports: any SessionTransports = NetworkSessionTransports(),
+        certificate: DTLSCertificate? = try? DTLSCertificate.generate(commonName: "carillon-client")
     ) {
+        self.transports = transports
         self.eventLoop = eventLoop
         self.deviceController = deviceController
         self.target = target
@@ -110,7 +114,7 @@ package final class SessionEngine: @unchecked Sendable {
             credentials: configuration.credentials,
             audioHost: configuration.urls.audioHostUrl,
             audioSessionId: UInt64(UInt32.random(in: 1...UInt32.max)),
-            certificate: try? DTLSCertificate.generate(commonName: "carillon-client"),
+            certificate: certificate,
             logger: logger
         )
         deviceController.setSelectionChangeHandler { [weak self] in
@@ -251,7 +255,7 @@ package final class SessionEngine: @unchecked Sendable {
             switch effect {
             case .openSignaling:
                 socket?.close()
-                let opened = SignalingSocket.connect(to: target, joinToken: joinToken, tls: tls, on: eventLoop) { [weak self] event in
+                let opened = transports.openSignaling(to: target, joinToken: joinToken, tls: tls, on: eventLoop) { [weak self] event in
                     self?.socketEvent(event)
                 }
                 socket = opened
@@ -286,7 +290,7 @@ package final class SessionEngine: @unchecked Sendable {
         mediaSocket = nil
         let host = socket?.localAddress?.ipAddress ?? "0.0.0.0"
         // The socket belongs to this loop, so the future completes here: no hop.
-        PeerConnectionSocket.bind(host: host, on: eventLoop).whenComplete { [self] result in
+        transports.bindMedia(host: host, on: eventLoop).whenComplete { [self] result in
             switch result {
             case .failure(let error):
                 logger.error(msg: "could not bind a media socket on \(host): \(error)")
