@@ -74,7 +74,10 @@ import Testing
 
     @Test func withoutMediaASubscribeIsRefusedWith501AndNoTransport() {
         let core = core(media: false)
+        #expect(core.nextDeadline == nil)
         joined(core)
+        // The signaling core's deadline, read after its step: the joined socket's idle timeout.
+        #expect(core.nextDeadline == start.monotonic + MeetingSignalingCore.Configuration().idleTimeout)
         let effects = summary(subscribe(core))
         #expect(effects.contains("ack:501") && !effects.contains("start"))
     }

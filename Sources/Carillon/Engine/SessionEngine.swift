@@ -39,7 +39,7 @@ package final class SessionEngine: @unchecked Sendable {
     private let videoStatistics = Mutex<[RemoteVideoStatistics]>([])
 
     // Confined to `eventLoop`.
-    private let core: SessionCore
+    let core: SessionCore
     private var socket: (any SessionSignalingChannel)?
     /// The media connection's UDP socket, and the core's media generation it was bound for.
     private var mediaSocket: (socket: any SessionMediaChannel, generation: Int)?
@@ -124,23 +124,6 @@ package final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    /// A session run inside this package without the app-facing facade (the CLI's benchmark bots): signaling to the
-    /// configuration's URL (`ws://` only), `observer` told what the app would be on a queue of its own, devices from
-    /// `deviceController` (an ``EncodedAudioInputSource`` chosen as the microphone sends prepared Opus). Drive it with
-    /// ``claimStart()``, ``start(configuration:)`` and the package methods below. Without `receiveFeedback` the
-    /// received video offers no transport-wide congestion control (``SessionCore/offersReceiveFeedback``).
-    package convenience init(configuration: MeetingSessionConfiguration, deviceController: DefaultDeviceController,
-                             observer: any AudioVideoObserver, receiveFeedback: Bool = true, logger: any Logger,
-                             eventLoop: any EventLoop) throws {
-        let target = try SignalingSocket.Target(url: DefaultAudioVideoFacade.signalingURL(configuration.urls.signalingUrl))
-        let observers = ObserverRegistry()
-        observers.add(observer)
-        self.init(configuration: configuration, target: target, observers: observers,
-                  callbackQueue: DispatchQueue(label: "carillon.session-callbacks"), logger: logger,
-                  deviceController: deviceController, eventLoop: eventLoop)
-        core.offersReceiveFeedback = receiveFeedback
-    }
-
     /// Whether the session is started (and not stopped since).
     package var isStarted: Bool { mirror.withLock { $0.started } }
     /// Whether the session is in the meeting (signaling joined, media connected).
@@ -217,7 +200,7 @@ package final class SessionEngine: @unchecked Sendable {
     }
 
     /// Steps the core at a fresh reading of the clocks and carries out what it asks.
-    private func apply(_ step: (SessionCore, SessionTime) -> [SessionCoreEffect]) {
+    func apply(_ step: (SessionCore, SessionTime) -> [SessionCoreEffect]) {
         eventLoop.assertInEventLoop()
         let now = readTime()
         let effects = step(core, now)
@@ -406,28 +389,5 @@ extension SessionEngine: SessionVideoControl {
 
     func setRemoteVideoDecoded(_ decoded: Bool, videoId: Int) {
         eventLoop.execute { self.apply { $0.setRemoteVideoDecoded(decoded, videoId: videoId, now: $1) } }
-    }
-}
-
-extension SessionEngine {
-    /// Starts sending the local video at most `maxBitRateKbps`, one stream (no simulcast): a bot's camera, fed with
-    /// ``sendVideoFrame(encoded:timestampNanoseconds:)``.
-    package func startSendingEncodedVideo(maxBitRateKbps: UInt32) {
-        startSendingVideo(maxBitRateKbps: maxBitRateKbps, screenContent: false, simulcast: false, highResolution: false)
-    }
-
-    /// Starts receiving every remote camera (`startRemoteVideo`); nothing is decoded while no view is bound.
-    package func startReceivingVideo() { setReceivingVideo(true) }
-
-    /// One frame of the local video that is already VP8, captured at `timestampNanoseconds` (one hop to the loop).
-    package func sendVideoFrame(encoded frame: EncodedVideoFrame, timestampNanoseconds: Int64) {
-        eventLoop.execute {
-            self.apply { $0.videoFrame(encoded: frame, timestampNanoseconds: timestampNanoseconds, now: $1) }
-        }
-    }
-
-    /// What the media connection sent and received so far, read on the loop.
-    package func mediaCounters() -> EventLoopFuture<SessionMediaCounters> {
-        eventLoop.submit { self.core.mediaCounters }
     }
 }

@@ -35,6 +35,9 @@ final class MeetingCore {
     private let logger: Logger
     /// The negotiation of every session whose transport runs: a re-offer is answered against it.
     private var transports: [SignalingConnectionID: MeetingMediaNegotiation] = [:]
+    /// The signaling core's deadline as of its last step. Computing it walks every connection, and the shell reads
+    /// ``nextDeadline`` after every forwarded packet, so it is read once per signaling step instead.
+    private var signalingDeadline: NIODeadline?
 
     /// Creates meeting `meetingId`, opened at `now`; without `media` it serves signaling only.
     init(meetingId: String, configuration: MeetingSignalingCore.Configuration, media: MediaSetup?, logger: Logger,
@@ -46,7 +49,7 @@ final class MeetingCore {
     }
 
     /// The earliest deadline of the parts: call ``tick(now:)`` then.
-    var nextDeadline: NIODeadline? { signaling.nextDeadline.earlier(media?.nextDeadline) }
+    var nextDeadline: NIODeadline? { signalingDeadline.earlier(media?.nextDeadline) }
 
     /// Whether the media part is due at `now` (a shell's measure of the mixer's ticks).
     func isMediaDue(now: NIODeadline) -> Bool { media?.nextDeadline.map { $0 <= now } ?? false }
@@ -148,7 +151,7 @@ final class MeetingCore {
     /// Runs what is due at `now`: signaling's timers, the mix, the reports, the router's.
     func tick(now: ClockReading) -> [MeetingCoreEffect] {
         var effects: [MeetingCoreEffect] = []
-        if let due = signaling.nextDeadline, due <= now.monotonic {
+        if let due = signalingDeadline, due <= now.monotonic {
             effects += signal(now) { $0.tick(now: $1) }
         }
         if let media, isMediaDue(now: now.monotonic) {
@@ -164,7 +167,9 @@ final class MeetingCore {
     private func signal(_ now: ClockReading,
                         _ step: (inout MeetingSignalingCore, ClockReading) -> [MeetingSignalingOutput]) -> [MeetingCoreEffect] {
         var effects: [MeetingCoreEffect] = []
-        for output in step(&signaling, now) {
+        let outputs = step(&signaling, now)
+        signalingDeadline = signaling.nextDeadline
+        for output in outputs {
             switch output {
             case .send(let targets, let frame):
                 effects.append(.send(targets, frame))
