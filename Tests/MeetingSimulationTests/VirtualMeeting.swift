@@ -435,7 +435,7 @@ final class VirtualMeeting {
                 serverStep { $0.transportConnected(connection, now: $1) }
             case .rtp(let packet):
                 var outputs: [MeetingMediaOutput] = []
-                let effects = server.receive(packet, from: connection, now: clockReading, into: &outputs)
+                let effects = server.receive(packet, from: connection, now: now, clock: { clockReading }, into: &outputs)
                 // The packets first, then what they meant for signaling, as the room sends them.
                 performServer(outputs.map { output -> MeetingCoreEffect in
                     switch output {

@@ -109,12 +109,7 @@ final class VideoSendStream {
     /// pictures while not sending are dropped.
     func send(_ image: I420Image, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
         guard let sender else { return [] }
-        sender.framesCaptured += 1
-        let rate = sender.configuration.screenContent ? SessionVideoCore.maximumContentFrameRate : SessionVideoCore.maximumFrameRate
-        if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(rate) - 2_000_000 {
-            return []
-        }
-        let timestamp = Self.rtpTimestamp(capturedAt: timestampNanoseconds, sender: sender)
+        guard let timestamp = Self.admit(capturedAt: timestampNanoseconds, sender: sender) else { return [] }
         let target = sender.targetBitrate
         let split = sender.isSimulcast ? SimulcastUplinkPolicy.allocate(target, to: sender.layers.map(\.stream.setting))
             : [target]
@@ -144,10 +139,7 @@ final class VideoSendStream {
             if encode(picture, on: layer, bitrate: bitrate, timestamp: timestamp, sender: sender) { encodedAny = true }
         }
         probeStarvedLayers(sender, split: split, now: now)
-        guard encodedAny else { return pace(now: now) + probePadding(now: now) }
-        sender.lastEncodedCapture = timestampNanoseconds
-        sender.lastTimestamp = timestamp
-        sender.framesEncoded += 1
+        if encodedAny { Self.sent(capturedAt: timestampNanoseconds, timestamp: timestamp, sender: sender) }
         return pace(now: now) + probePadding(now: now)
     }
 
@@ -157,29 +149,36 @@ final class VideoSendStream {
     /// waits for the source's next one. Frames above the frame-rate cap are dropped as pictures are.
     func send(encoded frame: EncodedVideoFrame, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
         guard let sender, !sender.isSimulcast, let layer = sender.layers.first else { return [] }
-        sender.framesCaptured += 1
-        let rate = sender.configuration.screenContent ? SessionVideoCore.maximumContentFrameRate : SessionVideoCore.maximumFrameRate
-        if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(rate) - 2_000_000 {
-            return []
-        }
-        let timestamp = Self.rtpTimestamp(capturedAt: timestampNanoseconds, sender: sender)
+        guard let timestamp = Self.admit(capturedAt: timestampNanoseconds, sender: sender) else { return [] }
         layer.allocated = sender.targetBitrate
         queue(frame, on: layer, timestamp: timestamp, sender: sender)
-        sender.lastEncodedCapture = timestampNanoseconds
-        sender.lastTimestamp = timestamp
-        sender.framesEncoded += 1
+        Self.sent(capturedAt: timestampNanoseconds, timestamp: timestamp, sender: sender)
         return pace(now: now) + probePadding(now: now)
     }
 
-    /// The RTP timestamp of a picture captured at `timestampNanoseconds`: 90 kHz from the first capture, never the
-    /// same as the previous frame's (the receiver would merge two frames).
-    private static func rtpTimestamp(capturedAt timestampNanoseconds: Int64, sender: Sender) -> UInt32 {
+    /// Counts a picture captured at `timestampNanoseconds` and returns its RTP timestamp, or nil when it comes too
+    /// soon after the last one sent (above ``SessionVideoCore/maximumFrameRate``, or
+    /// ``SessionVideoCore/maximumContentFrameRate`` for screen content). The timestamp runs at 90 kHz from the first
+    /// capture and is never the previous frame's (the receiver would merge two frames).
+    private static func admit(capturedAt timestampNanoseconds: Int64, sender: Sender) -> UInt32? {
+        sender.framesCaptured += 1
+        let rate = sender.configuration.screenContent ? SessionVideoCore.maximumContentFrameRate : SessionVideoCore.maximumFrameRate
+        if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(rate) - 2_000_000 {
+            return nil
+        }
         let first = sender.firstCapture ?? timestampNanoseconds
         sender.firstCapture = first
         let elapsed = max(0, timestampNanoseconds - first)
         var timestamp = sender.firstTimestamp &+ UInt32(truncatingIfNeeded: elapsed * 9 / 100_000)
         if let last = sender.lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 { timestamp = last &+ 1 }
         return timestamp
+    }
+
+    /// A picture captured at `timestampNanoseconds` went out with `timestamp`: the next is measured from it.
+    private static func sent(capturedAt timestampNanoseconds: Int64, timestamp: UInt32, sender: Sender) {
+        sender.lastEncodedCapture = timestampNanoseconds
+        sender.lastTimestamp = timestamp
+        sender.framesEncoded += 1
     }
 
     /// Opens a probe of the simulcast uplink when the estimate, not the cap, leaves an active layer off (`split` gives

@@ -118,14 +118,15 @@ final class MeetingCore {
         endTransport(connection, now: now)
     }
 
-    /// A decrypted RTP packet of a session, appending what to send to `outputs` (reused by the shell from packet to
-    /// packet, so forwarding allocates no list). Only packets are left in `outputs`; what the packet means for
-    /// signaling (a paused camera back) comes back as effects.
-    func receive(_ packet: RTPPacket, from connection: SignalingConnectionID, now: ClockReading,
+    /// A decrypted RTP packet of a session that arrived at `now`, appending what to send to `outputs` (reused by the
+    /// shell from packet to packet, so forwarding allocates no list). Only packets are left in `outputs`; what the
+    /// packet means for signaling (a paused camera back) comes back as effects, stamped with `clock`, which is read
+    /// only then (the wall clock is not read per packet).
+    func receive(_ packet: RTPPacket, from connection: SignalingConnectionID, now: NIODeadline, clock: () -> ClockReading,
                  into outputs: inout [MeetingMediaOutput]) -> [MeetingCoreEffect] {
         guard let media else { return [] }
         let first = outputs.count
-        media.receive(packet, from: connection, now: now.monotonic, into: &outputs)
+        media.receive(packet, from: connection, now: now, into: &outputs)
         guard outputs[first...].contains(where: { !$0.isPacket }) else { return [] }
         var reports: [MeetingMediaOutput] = []
         outputs.removeAll { output in
@@ -133,7 +134,7 @@ final class MeetingCore {
             reports.append(output)
             return true
         }
-        return route(&reports, now: now)
+        return route(&reports, now: clock())
     }
 
     /// A compound of RTCP packets from a session.

@@ -157,7 +157,8 @@ public final class MeetingRoom: @unchecked Sendable {
             var outputs = forwarded
             forwarded = []
             let started = eventLoop.now
-            let effects = core.receive(packet, from: connection, now: ClockReading(eventLoop: eventLoop), into: &outputs)
+            let effects = core.receive(packet, from: connection, now: started, clock: { ClockReading(eventLoop: eventLoop) },
+                                       into: &outputs)
             if !outputs.isEmpty || !effects.isEmpty {
                 send(draining: &outputs)
                 perform(effects)
@@ -191,7 +192,7 @@ public final class MeetingRoom: @unchecked Sendable {
         while let output = outputs.popLast() {
             switch consume output {
             case .rtp(let connection, let packet):
-                if let spent = media?.sendRTP(packet, on: connection) { core.recycle(consume spent) }
+                sendRTP(packet, on: connection)
             case .rtcp(let connection, let compound):
                 media?.sendRTCP(compound, on: connection)
             default:
@@ -199,6 +200,12 @@ public final class MeetingRoom: @unchecked Sendable {
                 break
             }
         }
+    }
+
+    /// Sends an RTP packet on its transport (consumed, so SRTP protects it in place); once the port's outbox has
+    /// copied the datagram, its array goes back to the core's pool.
+    private func sendRTP(_ packet: consuming [UInt8], on connection: SignalingConnectionID) {
+        if let spent = media?.sendRTP(packet, on: connection) { core.recycle(consume spent) }
     }
 
     private func perform(_ effects: consuming [MeetingCoreEffect]) {
@@ -235,7 +242,7 @@ public final class MeetingRoom: @unchecked Sendable {
             case .endTransport(let connection):
                 media?.end(connection)
             case .rtp(let connection, let packet):
-                if let spent = media?.sendRTP(packet, on: connection) { core.recycle(consume spent) }
+                sendRTP(packet, on: connection)
             case .rtcp(let connection, let compound):
                 media?.sendRTCP(compound, on: connection)
             case .activity(let identity, let change):
