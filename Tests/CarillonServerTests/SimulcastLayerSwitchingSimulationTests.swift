@@ -120,8 +120,8 @@ import Testing
             if let downlink = core.video.members[router.receiver]?.downlinks.first, downlink.selection.target != lastTarget {
                 lastTarget = downlink.selection.target
                 trace.append(String(format: "%.3fs target %d, estimate %d, pacer queue %d bytes", Double((now - Self.start).nanoseconds) / 1e9,
-                                    downlink.selection.target, core.video.members[router.receiver]?.control?.estimator.targetBitrate ?? 0,
-                                    core.video.members[router.receiver]?.control?.pacer.queuedBytes ?? 0))
+                                    downlink.selection.target, core.video.members[router.receiver]?.control?.sender.estimator.targetBitrate ?? 0,
+                                    core.video.members[router.receiver]?.control?.sender.pacer.queuedBytes ?? 0))
             }
             for datagram in down.receive(now: now) {
                 guard let packet = try? RTPPacket(parsing: datagram) else { continue }

@@ -31,7 +31,7 @@ extension VideoSendStream {
     }
 
     /// The sending state; a class so the per-packet and per-frame paths mutate it in place (a struct taken out of
-    /// its optional would copy the history, pacer and estimator buffers on every write).
+    /// its optional would copy the layers' histories on every write).
     final class Sender {
         var configuration: SendConfiguration
         /// One layer without simulcast; with it, low, mid, hi.
@@ -40,14 +40,13 @@ extension VideoSendStream {
         var firstTimestamp = UInt32.random(in: .min ... .max)
         var lastTimestamp: UInt32?
         var lastEncodedCapture: Int64?
-        var estimator: SendSideBandwidthEstimator
+        /// Every packet of the stream (media, retransmission, probe padding) leaves through it: paced, numbered and
+        /// estimated as the server's downlinks are.
+        let paced: PacedSender
         /// The server's REMB for the stream: what its slowest receiver can take (used while one layer is sent).
         var remoteEstimate: Int?
-        var pacer = Pacer(targetBitrate: SessionVideoCore.startBitrate)
-        var transportSequenceNumber: UInt16 = 0
-        /// The earliest the uplink may probe again, and when an open probe's padding is next topped up.
+        /// The earliest the uplink may probe again.
         var nextProbeAt: NIODeadline?
-        var nextProbePadding: NIODeadline?
         var framesEncoded = 0
         var framesCaptured = 0
         var nacksReceived = 0
@@ -56,9 +55,9 @@ extension VideoSendStream {
         /// The counters at the previous metrics report.
         var reported = SendCounters()
 
-        init(configuration: SendConfiguration, estimator: SendSideBandwidthEstimator) {
+        init(configuration: SendConfiguration, paced: PacedSender) {
             self.configuration = configuration
-            self.estimator = estimator
+            self.paced = paced
             layers = Sender.streams(of: configuration).map(SendLayer.init)
         }
 
@@ -102,7 +101,7 @@ extension VideoSendStream {
         /// server's REMB.
         var targetBitrate: Int {
             let remote = sendsOneLayer ? remoteEstimate ?? .max : .max
-            return max(SessionVideoCore.minimumBitrate, min(capBitrate, estimator.targetBitrate, remote))
+            return max(SessionVideoCore.minimumBitrate, min(capBitrate, paced.estimator.targetBitrate, remote))
         }
     }
 

@@ -4,9 +4,10 @@ import NIOCore
 
 /// The camera stream of a client session (sans-IO), the sending half of ``SessionVideoCore``: each local picture is
 /// split over the layers (one without simulcast), scaled, encoded with VP8, packetised (RFC 7741), kept for
-/// retransmission and paced (``Pacer`` at 2.5x the target), with a transport-wide sequence number written as each
-/// packet leaves. The target follows the send-side estimate from the server's transport-wide feedback, within the
-/// app's cap and, with one layer sent, the server's REMB; a simulcast layer left off by the estimate is probed for.
+/// retransmission and sent through a ``PacedSender`` (paced at 2.5x the target, a transport-wide sequence number
+/// written as each packet leaves), the send path the server's downlinks use too. The target follows the send-side
+/// estimate from the server's transport-wide feedback, within the app's cap and, with one layer sent, the server's
+/// REMB; a simulcast layer left off by the estimate is probed for.
 /// PLI and FIR ask for a key frame; NACKs are answered over RTX.
 ///
 /// Costs per sent picture: one encode per layer (about 1-4 ms at 320x180-640x360) and one array per packet.
@@ -47,28 +48,31 @@ final class VideoSendStream {
 
     /// When ``tick(now:)`` is next due: the pacer's next packet, or the open probe's next padding.
     var nextDeadline: NIODeadline? {
-        let pacer: NIODeadline? = sender?.pacer.nextDeadline
-        return pacer.earlier(sender?.nextProbePadding)
+        sender?.paced.nextDeadline
     }
 
-    /// Applies a (re)negotiation: the stream to send (nil: stop sending). The same SSRCs keep the running stream
-    /// (its layers' settings change in place); new ones start a new one, numbered on from any earlier stream on them.
+    /// Applies a (re)negotiation: the stream to send (nil: stop sending). The same SSRCs and transport-cc extension
+    /// keep the running stream (its layers' settings change in place); otherwise a new one starts, numbered on from
+    /// any earlier stream on them.
     func configure(_ send: SendConfiguration?) {
         if let send {
             let ssrcs = Sender.streams(of: send).map(\.ssrc)
-            if let sender, sender.layers.map(\.stream.ssrc) == ssrcs {
+            if let sender, sender.layers.map(\.stream.ssrc) == ssrcs,
+               sender.paced.transportCCExtensionId == send.transportCCExtensionId {
                 sender.update(send)
             } else {
                 retireSender()
                 let ceiling = send.maximumBitrate > 0 ? send.maximumBitrate
                     : send.simulcast.isEmpty ? SessionVideoCore.defaultMaximumBitrate : SessionVideoCore.defaultSimulcastMaximumBitrate
-                let estimator = SendSideBandwidthEstimator(configuration: .init(
-                    minimumBitrate: SessionVideoCore.minimumBitrate, startBitrate: SessionVideoCore.startBitrate, maximumBitrate: ceiling))
-                let created = Sender(configuration: send, estimator: estimator)
+                let paced = PacedSender(
+                    estimator: .init(minimumBitrate: SessionVideoCore.minimumBitrate,
+                                     startBitrate: SessionVideoCore.startBitrate, maximumBitrate: ceiling),
+                    transportCCExtensionId: send.transportCCExtensionId,
+                    firstTransportSequenceNumber: continuedTransportSequenceNumber)
+                let created = Sender(configuration: send, paced: paced)
                 for layer in created.layers {
                     if let next = continuedSequenceNumbers[layer.stream.ssrc] { layer.sequenceNumber = next }
                 }
-                created.transportSequenceNumber = continuedTransportSequenceNumber
                 sender = created
             }
             for layer in sender?.layers ?? [] {
@@ -96,7 +100,7 @@ final class VideoSendStream {
             continuedSequenceNumbers[layer.stream.ssrc] = layer.sequenceNumber
             if let rtx = layer.rtx { continuedSequenceNumbers[rtx.ssrc] = rtx.nextSequenceNumber }
         }
-        continuedTransportSequenceNumber = sender.transportSequenceNumber
+        continuedTransportSequenceNumber = sender.paced.transportSequenceNumber
         self.sender = nil
     }
 
@@ -184,37 +188,33 @@ final class VideoSendStream {
     /// Opens a probe of the simulcast uplink when the estimate, not the cap, leaves an active layer off (`split` gives
     /// it nothing where the cap alone would give it bits): an estimate grows only to about 1.5× what gets through, and
     /// a lower layer often uses far less than its share (a small picture), so without a probe a layer dropped for
-    /// bandwidth would never come back. The probe aims at the cap for `SendSideBandwidthEstimator.probeDuration`, topped up with padding-only
+    /// bandwidth would never come back. The probe aims at the cap for `PacedSender.probeDuration`, topped up with padding-only
     /// RTX packets (``probePadding(now:)``); at most every ``probeInterval``, never while the delay says overuse, and
     /// only with RTX and transport-wide congestion control negotiated.
     private func probeStarvedLayers(_ sender: Sender, split: [Int], now: NIODeadline) {
         guard sender.isSimulcast, sender.configuration.rtxPayloadType != nil,
-              sender.configuration.transportCCExtensionId != nil, !sender.estimator.isProbing,
-              sender.estimator.feedbackCount > 0, sender.estimator.bandwidthUsage != .overusing,
+              sender.configuration.transportCCExtensionId != nil, !sender.paced.estimator.isProbing,
+              sender.paced.estimator.feedbackCount > 0, sender.paced.estimator.bandwidthUsage != .overusing,
               sender.nextProbeAt.map({ now >= $0 }) ?? true else { return }
         let cap = sender.capBitrate
-        guard cap > sender.estimator.targetBitrate else { return }
+        guard cap > sender.paced.estimator.targetBitrate else { return }
         let possible = SimulcastUplinkPolicy.allocate(cap, to: sender.layers.map(\.stream.setting))
         guard zip(split, possible).contains(where: { $0 == 0 && $1 > 0 }) else { return }
-        sender.estimator.startProbe(bitrate: cap, at: now, duration: SendSideBandwidthEstimator.probeDuration)
+        sender.paced.startProbe(bitrate: cap, now: now)
         sender.nextProbeAt = now + SessionVideoCore.probeInterval
-        sender.nextProbePadding = now
     }
 
     /// The padding the open probe wants now (RTX padding on the lowest layer sent, each packet with its transport-wide
     /// sequence number, past the pacer: the probe is the burst), and when to look again (none once its window closed).
     private func probePadding(now: NIODeadline) -> [SessionMediaEffect] {
-        guard let sender, let due = sender.nextProbePadding, due <= now else { return [] }
-        guard let id = sender.configuration.transportCCExtensionId,
-              let layer = sender.layers.first(where: { $0.rtx != nil && $0.allocated > 0 }) else {
-            sender.nextProbePadding = nil
+        guard let sender, let due = sender.paced.nextProbePadding, due <= now else { return [] }
+        guard let layer = sender.layers.first(where: { $0.rtx != nil && $0.allocated > 0 }) else {
+            sender.paced.stopProbePadding()
             return []
         }
         var effects: [SessionMediaEffect] = []
-        sender.nextProbePadding = sender.estimator.probePadding(
-            from: &layer.rtx!, mediaPayloadType: sender.configuration.payloadType, timestamp: layer.lastTimestamp ?? 0,
-            transportCCExtensionId: id, transportSequenceNumber: &sender.transportSequenceNumber, now: now
-        ) { effects.append(.sendRTP($0)) }
+        sender.paced.sendProbePadding(from: &layer.rtx!, mediaPayloadType: sender.configuration.payloadType,
+                                      timestamp: layer.lastTimestamp ?? 0, now: now) { effects.append(.sendRTP($0)) }
         return effects
     }
 
@@ -251,7 +251,7 @@ final class VideoSendStream {
                                    sequenceNumber: layer.sequenceNumber, timestamp: timestamp,
                                    ssrc: layer.stream.ssrc, extensions: extensions, payload: payload[...])
             layer.sequenceNumber &+= 1
-            sender.pacer.enqueue(Pacer.Packet(bytes: packet.serialized(), priority: .video))
+            sender.paced.enqueue(packet.serialized(), priority: .video)
         }
     }
 
@@ -280,22 +280,14 @@ final class VideoSendStream {
     private func pace(now: NIODeadline) -> [SessionMediaEffect] {
         guard let sender else { return [] }
         var effects: [SessionMediaEffect] = []
-        sender.pacer.poll(now: now) { packet in
-            guard let header = try? RTPHeader(reading: packet.bytes) else { return }
-            if let id = sender.configuration.transportCCExtensionId,
-               let range = header.extensionRange(id: id, in: packet.bytes), range.count == 2 {
-                packet.bytes[range.lowerBound] = UInt8(sender.transportSequenceNumber >> 8)
-                packet.bytes[range.lowerBound + 1] = UInt8(truncatingIfNeeded: sender.transportSequenceNumber)
-                sender.estimator.packetSent(transportSequenceNumber: sender.transportSequenceNumber,
-                                            size: packet.bytes.count, at: now)
-                sender.transportSequenceNumber &+= 1
-            }
+        sender.paced.send(now: now) { bytes in
+            guard let header = try? RTPHeader(reading: bytes) else { return }
             if let layer = sender.layer(ssrc: header.ssrc), header.ssrc == layer.stream.ssrc {
-                layer.history.store(sequenceNumber: header.sequenceNumber, packet: packet.bytes, now: now)
+                layer.history.store(sequenceNumber: header.sequenceNumber, packet: bytes, now: now)
                 layer.packetsSent &+= 1
                 layer.octetsSent &+= UInt32(truncatingIfNeeded: header.payloadRange.count)
             }
-            effects.append(.sendRTP(packet.bytes))
+            effects.append(.sendRTP(bytes))
         }
         return effects
     }
@@ -339,15 +331,15 @@ final class VideoSendStream {
                 for sequence in lost {
                     guard let original = layer.history.packet(sequenceNumber: sequence, now: now),
                           let repair = repair(original, layer: layer, sender: sender) else { continue }
-                    sender.pacer.enqueue(Pacer.Packet(bytes: repair, priority: .retransmission))
+                    sender.paced.enqueue(repair, priority: .retransmission)
                 }
             case .transportFeedback(let feedback):
-                sender.estimator.transportFeedbackReceived(feedback, now: now)
-                sender.pacer.setRate(targetBitrate: sender.targetBitrate)
+                sender.paced.transportFeedbackReceived(feedback, now: now)
+                sender.paced.setRate(targetBitrate: sender.targetBitrate)
             case .receiverEstimatedMaximumBitrate(_, let bitrate, let ssrcs)
                 where sender.layers.contains(where: { ssrcs.contains($0.stream.ssrc) }):
                 sender.remoteEstimate = Int(clamping: bitrate)
-                sender.pacer.setRate(targetBitrate: sender.targetBitrate)
+                sender.paced.setRate(targetBitrate: sender.targetBitrate)
             case .receiverReport(_, let blocks), .senderReport(_, _, _, _, _, let blocks):
                 // Loss is judged on the lowest layer sent (every layer crosses the same uplink).
                 let lowest = sender.layers.first { $0.stream.setting.isActive }?.stream.ssrc
@@ -355,8 +347,8 @@ final class VideoSendStream {
                     guard let layer = sender.layer(ssrc: block.ssrc), layer.stream.ssrc == block.ssrc else { continue }
                     layer.lastReport = block
                     guard block.ssrc == lowest else { continue }
-                    sender.estimator.receiverReportReceived(fractionLost: block.fractionLost, now: now)
-                    sender.pacer.setRate(targetBitrate: sender.targetBitrate)
+                    sender.paced.receiverReportReceived(fractionLost: block.fractionLost, now: now)
+                    sender.paced.setRate(targetBitrate: sender.targetBitrate)
                 }
             default:
                 break

@@ -57,7 +57,7 @@ extension MeetingVideoRouter {
     /// transport-wide feedback.
     mutating func allocateIfEstimateFell(_ id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
         guard let member = members[id], let control = member.control, let accepted = member.allocator?.acceptedEstimateKbps,
-              Double(control.estimator.targetBitrate / 1000) <= (1 - VideoDownlinkAllocator.changeThreshold) * Double(accepted)
+              Double(control.sender.estimator.targetBitrate / 1000) <= (1 - VideoDownlinkAllocator.changeThreshold) * Double(accepted)
         else { return [] }
         return allocateDownlinks(of: id, now: now)
     }
@@ -71,13 +71,13 @@ extension MeetingVideoRouter {
     private mutating func allocateDownlinks(of id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
         guard let member = members[id], member.connected, var allocator = member.allocator,
               let preferences = member.preferences, let control = member.control,
-              control.estimator.feedbackCount > 0 else { return [] }
+              control.sender.estimator.feedbackCount > 0 else { return [] }
         var outputs: [MeetingMediaOutput] = []
-        let estimateKbps = control.estimator.targetBitrate / 1000
+        let estimateKbps = control.sender.estimator.targetBitrate / 1000
         let sources = allocationSources(of: member, preferences: preferences)
         let lossSeen = control.lastLossAt.map { now - $0 <= Self.lossMemory } ?? false
         let changes = allocator.allocate(estimateKbps: estimateKbps, sources: sources, lossSeen: lossSeen,
-                                         acknowledgedKbps: control.estimator.acknowledgedBitrate.map { $0 / 1000 }, now: now)
+                                         acknowledgedKbps: control.sender.estimator.acknowledgedBitrate.map { $0 / 1000 }, now: now)
         member.allocator = allocator
         var resumedPublishers = Set<SignalingConnectionID>()
         for downlink in member.downlinks {
@@ -95,7 +95,7 @@ extension MeetingVideoRouter {
             }
         }
         shareAllocation(member, sources: sources, allocator: allocator)
-        control.pacer.setRate(targetBitrate: member.pacingTarget)
+        control.sender.setRate(targetBitrate: member.pacingTarget)
         if !changes.paused.isEmpty { outputs.append(.videoDownlinkPaused(id, groupIds: changes.paused, paused: true)) }
         if !changes.resumed.isEmpty { outputs.append(.videoDownlinkPaused(id, groupIds: changes.resumed, paused: false)) }
         for publisher in resumedPublishers.sorted() { outputs += requestKeyFrame(from: publisher, now: now) }

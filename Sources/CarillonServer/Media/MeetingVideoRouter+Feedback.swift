@@ -40,12 +40,12 @@ extension MeetingVideoRouter {
                 }
             case .transportFeedback(let feedback):
                 guard let control = member.control else { continue }
-                control.estimator.transportFeedbackReceived(feedback, now: now)
-                if control.estimator.packetsReportedLost > control.packetsLostSeen {
-                    control.packetsLostSeen = control.estimator.packetsReportedLost
+                control.sender.transportFeedbackReceived(feedback, now: now)
+                if control.sender.estimator.packetsReportedLost > control.packetsLostSeen {
+                    control.packetsLostSeen = control.sender.estimator.packetsReportedLost
                     control.lastLossAt = now
                 }
-                control.pacer.setRate(targetBitrate: member.pacingTarget)
+                control.sender.setRate(targetBitrate: member.pacingTarget)
                 // A falling estimate lowers layers at once, not at the next report.
                 outputs += allocateIfEstimateFell(id, now: now)
             case .senderReport(let ssrc, let ntp, let rtp, _, _, let blocks):
@@ -72,8 +72,8 @@ extension MeetingVideoRouter {
         let worst = blocks.filter { block in member.downlinks.contains { $0.negotiated.ssrc == block.ssrc } }
             .map(\.fractionLost).max()
         guard let worst else { return }
-        control.estimator.receiverReportReceived(fractionLost: worst, now: now)
-        control.pacer.setRate(targetBitrate: member.pacingTarget)
+        control.sender.receiverReportReceived(fractionLost: worst, now: now)
+        control.sender.setRate(targetBitrate: member.pacingTarget)
     }
 
     /// The round trip from report blocks about a session's downlinks: they echo this router's sender reports.

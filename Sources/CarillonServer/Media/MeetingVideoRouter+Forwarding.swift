@@ -177,27 +177,13 @@ extension MeetingVideoRouter {
             outputs.append(.rtp(receiver, bytes))
             return
         }
-        control.pacer.enqueue(Pacer.Packet(bytes: consume bytes, priority: priority))
+        control.sender.enqueue(consume bytes, priority: priority)
         pace(receiver, control, into: &outputs, now: now)
     }
 
     /// What a session's pacer lets go now, each packet numbered with the next transport-wide sequence number.
     func pace(_ receiver: SignalingConnectionID, _ control: DownlinkControl,
                       into outputs: inout [MeetingMediaOutput], now: NIODeadline) {
-        // At the estimate while the link is overused, unless that would hold the pacer's packets over the limit.
-        let limitBytes = Double(control.pacer.targetBitrate) / 8 * Double(Self.congestedPacerQueueLimit.nanoseconds) / 1e9
-        let congested = control.estimator.bandwidthUsage == .overusing && Double(control.pacer.queuedBytes) < limitBytes
-        control.pacer.pacingFactor = congested ? Self.congestedPacingFactor : Self.pacingFactor
-        control.pacer.poll(now: now) { packet in
-            if let header = try? RTPHeader(reading: packet.bytes),
-               let range = header.extensionRange(id: control.extensionId, in: packet.bytes), range.count == 2 {
-                packet.bytes[range.lowerBound] = UInt8(control.sequenceNumber >> 8)
-                packet.bytes[range.lowerBound + 1] = UInt8(truncatingIfNeeded: control.sequenceNumber)
-                control.estimator.packetSent(transportSequenceNumber: control.sequenceNumber, size: packet.bytes.count,
-                                             at: now)
-                control.sequenceNumber &+= 1
-            }
-            outputs.append(.rtp(receiver, packet.bytes))
-        }
+        control.sender.send(now: now) { bytes in outputs.append(.rtp(receiver, bytes)) }
     }
 }

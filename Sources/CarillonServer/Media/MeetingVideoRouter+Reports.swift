@@ -31,7 +31,7 @@ extension MeetingVideoRouter {
             nextFeedback = pending ? now + Self.feedbackInterval : nil
         }
         for id in members.keys.sorted() {
-            if let control = members[id]?.control, let due = control.pacer.nextDeadline, due <= now {
+            if let control = members[id]?.control, let due = control.sender.pacer.nextDeadline, due <= now {
                 pace(id, control, into: &outputs, now: now)
             }
             sendProbePadding(id, into: &outputs, now: now)

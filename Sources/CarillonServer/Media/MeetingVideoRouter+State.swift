@@ -121,19 +121,20 @@ extension MeetingVideoRouter {
     /// Congestion control of the video sent to one session (its receive m-lines negotiated transport-cc).
     final class DownlinkControl {
         let extensionId: UInt8
-        var sequenceNumber: UInt16 = 0
-        var estimator = SendSideBandwidthEstimator(configuration: .init(
-            minimumBitrate: MeetingVideoRouter.minimumDownlinkBitrate, startBitrate: MeetingVideoRouter.startDownlinkBitrate,
-            maximumBitrate: MeetingVideoRouter.maximumDownlinkBitrate))
-        var pacer = Pacer(targetBitrate: MeetingVideoRouter.startDownlinkBitrate, pacingFactor: MeetingVideoRouter.pacingFactor)
-        /// When the open bandwidth probe's padding is next topped up (`MeetingVideoRouter+Probing.swift`).
-        var nextProbePadding: NIODeadline?
+        /// Every video packet to the session leaves through it, paced and numbered; its feedback drives the estimate.
+        let sender: PacedSender
         /// The estimator's lost-packet count last seen, and when it last grew: loss is what tells a link that cannot
         /// carry the allocation from a receiver that only reads late (`MeetingVideoRouter+Allocation.swift`).
         var packetsLostSeen = 0
         var lastLossAt: NIODeadline?
 
-        init(extensionId: UInt8) { self.extensionId = extensionId }
+        init(extensionId: UInt8) {
+            self.extensionId = extensionId
+            sender = PacedSender(estimator: .init(minimumBitrate: MeetingVideoRouter.minimumDownlinkBitrate,
+                                                  startBitrate: MeetingVideoRouter.startDownlinkBitrate,
+                                                  maximumBitrate: MeetingVideoRouter.maximumDownlinkBitrate),
+                                 transportCCExtensionId: extensionId, paceAtTargetWhenOverused: true)
+        }
     }
 
     /// One session's video.
@@ -159,15 +160,15 @@ extension MeetingVideoRouter {
         /// The rate its pacer is set to: the estimate, but never below the REMB floor of every stream it receives.
         var pacingTarget: Int {
             let floor = downlinks.count { !$0.isPaused } * Int(MeetingVideoRouter.minimumRemoteEstimate)
-            return max(control?.estimator.targetBitrate ?? 0, floor)
+            return max(control?.sender.estimator.targetBitrate ?? 0, floor)
         }
 
         /// What the session can take per stream: its estimate shared among the downlinks it has not paused; nil
         /// before its first feedback.
         var estimatePerStream: UInt64? {
-            guard let control, control.estimator.feedbackCount > 0 else { return nil }
+            guard let control, control.sender.estimator.feedbackCount > 0 else { return nil }
             let streams = max(1, downlinks.count { !$0.isPaused })
-            return UInt64(control.estimator.targetBitrate / streams)
+            return UInt64(control.sender.estimator.targetBitrate / streams)
         }
     }
 }

@@ -12,7 +12,7 @@ extension MeetingVideoRouter {
     func withdrawQueued(_ downlink: Downlink, of receiver: SignalingConnectionID, now: NIODeadline) {
         guard let control = members[receiver]?.control else { return }
         let ssrc = downlink.negotiated.ssrc
-        let withdrawn = control.pacer.removeQueued(.video) { packet in
+        let withdrawn = control.sender.removeQueued(.video) { packet in
             packet.bytes.count >= 12 && packet.bytes[8...11].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } == ssrc
         }
         guard let first = withdrawn.first.flatMap({ try? RTPHeader(reading: $0.bytes) }) else { return }

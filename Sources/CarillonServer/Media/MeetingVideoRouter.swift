@@ -54,16 +54,6 @@ package struct MeetingVideoRouter {
     static let minimumDownlinkBitrate = 150_000
     static let startDownlinkBitrate = 2_500_000
     static let maximumDownlinkBitrate = 50_000_000
-    /// A downlink's pacing rate over its estimate: bursts (a key frame) leave at up to 2.5 times the estimate...
-    static let pacingFactor = 2.5
-    /// ...except while the receiver's feedback says the link is overused: its bottleneck queue is filling, and what
-    /// leaves faster than the estimate only waits there or is dropped at its tail. Paced at the estimate, the key
-    /// frame of a switch to a lower layer fits in the room the queue frees as it drains (a burst at 2.5 times lost
-    /// its last packet in `SimulcastLayerSwitchingSimulationTests`, and the switch took a second key frame).
-    static let congestedPacingFactor = 1.0
-    /// ...as long as what waits in the pacer leaves within this at that rate: a sender that cannot lower its rate (a
-    /// single-stream camera, until its REMB takes effect) must not build a standing queue in the server instead.
-    static let congestedPacerQueueLimit = TimeAmount.milliseconds(100)
     /// Round trip assumed for NACK repetition until one is measured.
     static let defaultRoundTrip = TimeAmount.milliseconds(100)
     /// A connected camera that sends nothing for this long is reported paused at its source (checked with the
@@ -91,7 +81,7 @@ package struct MeetingVideoRouter {
     var nextDeadline: NIODeadline? {
         var earliest = nextReports.earlier(nextFeedback)
         for member in members.values {
-            earliest = earliest.earlier(member.control?.pacer.nextDeadline).earlier(member.control?.nextProbePadding)
+            earliest = earliest.earlier(member.control?.sender.nextDeadline)
             for layer in member.uplink?.layers ?? [] where layer.keyFrameRequestDeferred {
                 if let last = layer.lastKeyFrameRequest { earliest = earliest.earlier(last + Self.keyFrameRequestInterval) }
             }
