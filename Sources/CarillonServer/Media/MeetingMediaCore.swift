@@ -3,8 +3,9 @@ import CarillonProtocol
 import CarillonRTC
 import NIOCore
 
-/// The media decisions of one meeting, sans-IO: the mixer, every uplink's level and reception statistics, the
-/// AUDIO_METADATA reports and the receiver reports each session gets.
+/// The media decisions of one meeting, sans-IO: the mixer, every uplink's level and reception statistics (the one
+/// count of its sequence numbers and loss, read by both the AUDIO_METADATA reports and the receiver reports each
+/// session gets).
 ///
 /// The shell (``MeetingMedia``) owns the peer connections and one timer: it feeds in what the connections report
 /// (media connected, RTP, RTCP, ended) and `now`, sends the ``MeetingMediaOutput``s that come back, and calls
@@ -218,7 +219,7 @@ package final class MeetingMediaCore {
         // Mutated in place through the dictionary: this runs for every packet.
         let measured = sessions[id]?.record(packet, arrival: now, measure: !muted && carried == nil) ?? nil
         let level = carried ?? measured
-        activity.record(session.attendeeId, sequenceNumber: packet.sequenceNumber, level: level)
+        activity.record(session.attendeeId, level: level)
         mixer?.receive(packet, from: id, level: level, arrival: now)
     }
 
@@ -251,7 +252,8 @@ package final class MeetingMediaCore {
         }
         if let due = nextActivityReport, now >= due {
             nextActivityReport = due.nextOnGrid(period: Self.activityInterval, after: now)
-            if let states = activity.report() { outputs.append(.audioMetadata(states)) }
+            let receptions = audioReceptions()
+            if let states = activity.report(receptions: { receptions[$0] }) { outputs.append(.audioMetadata(states)) }
         }
         if let due = nextReceiverReports, now >= due {
             nextReceiverReports = due.nextOnGrid(period: Self.receiverReportInterval, after: now)
@@ -259,6 +261,20 @@ package final class MeetingMediaCore {
         }
         if let due = video.nextDeadline, now >= due { outputs += video.tick(now: now) }
         return outputs
+    }
+
+    /// Each attendee's audio reception, from its connected session's statistics (of two sessions of one attendee, as
+    /// in a reconnect's overlap, the one that received more).
+    private func audioReceptions() -> [String: AudioActivityMeter.Reception] {
+        var receptions: [String: AudioActivityMeter.Reception] = [:]
+        for session in sessions.values where session.connected {
+            guard let uplink = session.uplink else { continue }
+            let reception = AudioActivityMeter.Reception(ssrc: uplink.ssrc, expected: uplink.statistics.packetsExpected,
+                                                         received: uplink.statistics.packetsReceived)
+            if let other = receptions[session.attendeeId], other.received >= reception.received { continue }
+            receptions[session.attendeeId] = reception
+        }
+        return receptions
     }
 
     /// An RTCP receiver report for every connected session about its audio (RR with one block, and the SDES CNAME a
