@@ -6,27 +6,36 @@ import NIOPosix
 /// The Chime active-speaker detector: a ``RealtimeObserver`` that turns the session's presence and volume callbacks
 /// into ``ActiveSpeakerObserver`` callbacks, running the sans-IO ``ActiveSpeakerDetector`` with one timer.
 ///
-/// Threading: every method may be called from any thread; the detector's state lives on one event loop (a session's
-/// own loop for the detector of its `audioVideo`, any loop of the shared group otherwise), and observers are called
-/// asynchronously on the callback queue (`DispatchQueue.main` for ``init(selfAttendeeId:)``, as in the Chime SDK; a
-/// session passes its own callback queue).
+/// The policies are app code, so they run where the app's callbacks do: the detector's state lives on the callback
+/// queue (`DispatchQueue.main` for ``init(selfAttendeeId:)``, as in the Chime SDK; a session passes its own callback
+/// queue), which calls ``ActiveSpeakerPolicy/calculateScore(attendeeInfo:volume:)`` and the observers, never the
+/// session's event loop. The clock and the timer are the event loop's (a session's own loop for the detector of its
+/// `audioVideo`, any loop of the shared group otherwise): every input passes through the loop, which stamps it with
+/// its `now` and hands it on to the queue, so inputs keep their order and time never goes back; after each step the
+/// queue gives the loop the detector's next deadline, and the loop's timer hands the tick back.
+///
+/// Cost: one hop to the queue per input or tick, and one back to the loop per step (volumes change at most five
+/// times a second). Threading: every method may be called from any thread; the event loop must accept work from
+/// other threads (any NIO loop but `EmbeddedEventLoop`).
 public final class DefaultActiveSpeakerDetector: ActiveSpeakerDetectorFacade, RealtimeObserver, @unchecked Sendable {
     /// Carries app objects (observers, policies, updates) across the event-loop and queue hops.
     private struct Box<Value>: @unchecked Sendable { let value: Value }
+    private typealias Step = (inout ActiveSpeakerDetector, NIODeadline) -> [ActiveSpeakerDetector.Event]
 
     private let eventLoop: any EventLoop
     private let callbackQueue: DispatchQueue
-    // Confined to `eventLoop`.
+    // Confined to `callbackQueue`.
     private var detector: ActiveSpeakerDetector
-    private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.apply { $0.advance(to: $1) } }
+    // Confined to `eventLoop`.
+    private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.stamp { $0.advance(to: $1) } }
 
     /// Creates a detector for the session of `selfAttendeeId` that calls observers on `DispatchQueue.main`.
     public convenience init(selfAttendeeId: String) {
         self.init(selfAttendeeId: selfAttendeeId, callbackQueue: .main)
     }
 
-    /// Creates a detector whose observers are called on `callbackQueue`, running on `eventLoop` (a session passes its
-    /// own, so the session's state has one owner).
+    /// Creates a detector whose policies and observers are called on `callbackQueue`, on the clock and timer of
+    /// `eventLoop` (a session passes its own).
     init(
         selfAttendeeId: String,
         callbackQueue: DispatchQueue,
@@ -84,16 +93,16 @@ public final class DefaultActiveSpeakerDetector: ActiveSpeakerDetectorFacade, Re
 
     // MARK: Session hooks
 
-    /// The session's roster changes and volumes, handed over on the session's loop (which is this detector's), so
-    /// they are scored at once instead of going to the callback queue and back as an observer's would.
+    /// The session's roster changes and volumes, handed over on the session's loop (which is this detector's clock),
+    /// so they go to the callback queue once, not there and back as an observer's would.
     func sessionEvent(_ event: SessionEvent) {
         switch event {
         case .volumes(let updates):
-            apply { $0.volumeDidChange(updates, at: $1) }
+            stamp { $0.volumeDidChange(updates, at: $1) }
         case .roster(let changes):
-            if !changes.joined.isEmpty { apply { $0.attendeesDidJoin(changes.joined, at: $1) } }
+            if !changes.joined.isEmpty { stamp { $0.attendeesDidJoin(changes.joined, at: $1) } }
             let gone = changes.left + changes.dropped
-            if !gone.isEmpty { apply { $0.attendeesDidLeave(gone, at: $1) } }
+            if !gone.isEmpty { stamp { $0.attendeesDidLeave(gone, at: $1) } }
         default:
             break
         }
@@ -106,19 +115,25 @@ public final class DefaultActiveSpeakerDetector: ActiveSpeakerDetectorFacade, Re
 
     // MARK: Running the detector
 
-    private func run(_ step: @escaping (inout ActiveSpeakerDetector, NIODeadline) -> [ActiveSpeakerDetector.Event]) {
+    /// From any thread: through the loop (for its `now`) to the queue.
+    private func run(_ step: @escaping Step) {
         let box = Box(value: step)
-        eventLoop.execute { self.apply(box.value) }
+        eventLoop.execute { self.stamp(box.value) }
     }
 
-    private func apply(_ step: (inout ActiveSpeakerDetector, NIODeadline) -> [ActiveSpeakerDetector.Event]) {
+    /// On the loop: stamps `step` with the loop's `now` and hands it to the queue.
+    private func stamp(_ step: @escaping Step) {
         eventLoop.assertInEventLoop()
-        let events = step(&detector, eventLoop.now)
-        if !events.isEmpty {
-            let box = Box(value: events)
-            callbackQueue.async { Self.deliver(box.value) }
-        }
-        rescheduleTimer()
+        let now = eventLoop.now
+        let box = Box(value: step)
+        callbackQueue.async { self.apply(box.value, at: now) }
+    }
+
+    /// On the queue: runs `step`, calls the observers, and gives the loop the next deadline.
+    private func apply(_ step: Step, at now: NIODeadline) {
+        Self.deliver(step(&detector, now))
+        let deadline = detector.nextDeadline
+        eventLoop.execute { self.timer.follow(deadline) }
     }
 
     private static func deliver(_ events: [ActiveSpeakerDetector.Event]) {
@@ -129,9 +144,5 @@ public final class DefaultActiveSpeakerDetector: ActiveSpeakerDetectorFacade, Re
             case .bandwidthPriorityChanged: break  // Chime's hasBandwidthPriorityCallback is a no-op.
             }
         }
-    }
-
-    private func rescheduleTimer() {
-        timer.follow(detector.nextDeadline)
     }
 }
