@@ -112,7 +112,7 @@ final class VideoForwardingBenchmark {
     /// How many arrays the core's pool allocated because it had none to give, and how many came back beyond its
     /// limit or too small and were let go.
     var poolMisses: (freshAllocations: Int, released: Int) {
-        (core.video.datagramPool.freshAllocations, core.video.datagramPool.released)
+        (core.datagramPool.freshAllocations, core.datagramPool.released)
     }
 
     /// Sends the RTP packets of `outputs` the way out of the server (each moved out, so it stays unshared) and

@@ -5,9 +5,9 @@ import Testing
 
 @testable import carillon
 
-/// The SFU's downlink packets are built in the router's bounded ``DatagramBufferPool`` and come back to it once sent:
-/// in steady state forwarding takes every array from the pool; without the way back it would allocate one per
-/// packet and receiver.
+/// The meeting's datagrams (forwarded video, the audio mix) are built in the media core's bounded
+/// ``DatagramBufferPool`` and come back to it once sent: in steady state every array comes from the pool; without the
+/// way back it would allocate one per packet and receiver.
 @Suite struct VideoForwardingPoolTests {
     @Test func steadyStateForwardingTakesEveryArrayFromThePool() throws {
         let receivers = 4
@@ -19,7 +19,7 @@ import Testing
         }
         let warm = benchmark.poolMisses.freshAllocations
         // What is in flight at once: a packet per receiver, plus what the pacers hold.
-        #expect(warm >= receivers && warm <= MeetingVideoRouter.datagramPoolLimit)
+        #expect(warm >= receivers && warm <= MeetingMediaCore.datagramPoolLimit)
         for index in 500..<2_000 {
             forwarded += benchmark.forward(index)
             forwarded += benchmark.runTimers()
@@ -36,9 +36,13 @@ import Testing
         var now = NIODeadline.uptimeNanoseconds(2_000_000_000)
         var outputs: [MeetingMediaOutput] = []
         var sent = 0
-        // Video only: the core's timer also sends the audio mix to every attendee.
+        var mixed = 0
+        // The core's timer also sends the audio mix to every attendee, built in arrays of the same pool.
         func video(_ output: MeetingMediaOutput) -> Bool {
             if case .rtp(_, let packet) = output { packet[1] & 0x7F != VideoForwardingBenchmark.audioPayloadType } else { false }
+        }
+        func audio(_ output: MeetingMediaOutput) -> Bool {
+            if case .rtp(_, let packet) = output { packet[1] & 0x7F == VideoForwardingBenchmark.audioPayloadType } else { false }
         }
         for packet in benchmark.packets {
             now = now + .milliseconds(4)
@@ -46,11 +50,14 @@ import Testing
             sent += outputs.count(where: video)
             outputs.removeAll(keepingCapacity: true)  // dropped, never recycled
             if let due = core.nextDeadline, due <= now {
-                sent += core.tick(now: now).count(where: video)
+                let ticked = core.tick(now: now)
+                sent += ticked.count(where: video)
+                mixed += ticked.count(where: audio)
             }
         }
         #expect(sent == 200 * receivers)
-        #expect(core.video.datagramPool.freshAllocations == sent)
-        #expect(core.video.datagramPool.reused == 0)
+        #expect(mixed > 0)
+        #expect(core.datagramPool.freshAllocations == sent + mixed)
+        #expect(core.datagramPool.reused == 0)
     }
 }

@@ -130,7 +130,7 @@ public final class PacedSender {
     /// ``probePaddingInterval`` later until the window closes. Nothing before ``nextProbePadding``. `tagRoom` is the
     /// spare capacity left in each packet's array for the SRTP tag.
     public func sendProbePadding(from rtx: inout RTXStream, mediaPayloadType: UInt8, timestamp: UInt32,
-                                          tagRoom: Int = 16, now: NIODeadline, _ emit: ([UInt8]) -> Void) {
+                                          tagRoom: Int = SRTPProfile.maximumRTPTrailerLength, now: NIODeadline, _ emit: ([UInt8]) -> Void) {
         guard let due = nextProbePadding, due <= now else { return }
         guard let extensionId = transportCCExtensionId else {
             nextProbePadding = nil

@@ -137,8 +137,17 @@ public struct RTPPacket: Sendable, Equatable {
     /// the payload.
     public func serialized() -> [UInt8] {
         var bytes: [UInt8] = []
+        serialize(into: &bytes)
+        return bytes
+    }
+
+    /// Writes the wire bytes into `bytes`, emptied first with its storage kept (a pooled array), with room for
+    /// `spareCapacity` more bytes after them (an SRTP tag, so protection does not grow the array).
+    public func serialize(into bytes: inout [UInt8], spareCapacity: Int = 0) {
+        bytes.removeAll(keepingCapacity: true)
         let padding = (4 - extensionElements.count % 4) % 4
-        bytes.reserveCapacity(12 + 4 * csrcs.count + 4 + extensionElements.count + padding + payload.count)
+        bytes.reserveCapacity(12 + 4 * csrcs.count + 4 + extensionElements.count + padding + payload.count
+                              + spareCapacity)
         bytes.append(0x80 | (extensionElements.isEmpty ? 0 : 0x10) | UInt8(csrcs.count & 0x0F))
         bytes.append((marker ? 0x80 : 0) | payloadType)
         bytes.append(UInt8(sequenceNumber >> 8))
@@ -156,6 +165,5 @@ public struct RTPPacket: Sendable, Equatable {
             bytes.append(contentsOf: repeatElement(0, count: padding))
         }
         bytes.append(contentsOf: payload)
-        return bytes
     }
 }

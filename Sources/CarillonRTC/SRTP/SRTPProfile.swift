@@ -32,6 +32,10 @@ public enum SRTPProfile: UInt16, Sendable, CaseIterable, CustomStringConvertible
         }
     }
 
+    /// The longest ``rtpTrailerLength`` of any profile: the spare capacity a packet array is built with before (or
+    /// whatever) its connection's profile, so protecting it never reallocates.
+    public static let maximumRTPTrailerLength = 16
+
     /// Bytes protecting an RTCP compound packet appends: the tag and the 4-byte E flag and SRTCP index.
     public var rtcpTrailerLength: Int { rtpTrailerLength + 4 }
 

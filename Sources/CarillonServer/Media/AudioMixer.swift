@@ -151,6 +151,13 @@ public final class AudioMixer {
     /// however late its loop runs. After a stall longer than the clock's catch-up bound the missed frames are skipped
     /// and every downlink's timestamp jumps over them.
     public func tick(now: NIODeadline) -> [(to: ParticipantID, packet: [UInt8])] {
+        var pool = DatagramBufferPool(limit: 0)
+        return tick(now: now, pool: &pool)
+    }
+
+    /// ``tick(now:)`` with each packet built in an array from `pool` (the meeting's, which its sent datagrams return
+    /// to), so a steady mix allocates no packet.
+    public func tick(now: NIODeadline, pool: inout DatagramBufferPool) -> [(to: ParticipantID, packet: [UInt8])] {
         guard !order.isEmpty else {
             clock.stop()
             return []
@@ -193,7 +200,9 @@ public final class AudioMixer {
                 if sharedPacket == nil { sharedPacket = encode(mixedSamples(excluding: nil), with: sharedEncoder) }
                 payload = sharedPacket!
             }
-            output.append((id, participant.downlink.packet(payload: payload)))
+            var packet = pool.take()
+            participant.downlink.packet(payload: payload, into: &packet)
+            output.append((id, packet))
         }
         return output
     }

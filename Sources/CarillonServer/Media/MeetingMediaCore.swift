@@ -70,6 +70,14 @@ package final class MeetingMediaCore {
     private let mixerConfiguration: AudioMixer.Configuration
     /// The meeting's video forwarding.
     package private(set) var video = MeetingVideoRouter()
+    /// The arrays the meeting's datagrams are built in: the video router borrows one per forwarded copy, and the
+    /// shell gives back every sent datagram (``recycle(_:)``) once its outbox has copied it, so forwarding allocates
+    /// none in steady state.
+    package private(set) var datagramPool = DatagramBufferPool(limit: MeetingMediaCore.datagramPoolLimit)
+    /// The most spare datagram arrays one meeting keeps (about 384 KiB): more than one turn of a 10 × 10 meeting
+    /// has in flight (a packet per receiver plus what the pacers hold); a key-frame burst beyond it allocates and the
+    /// surplus is let go when it comes back.
+    package static let datagramPoolLimit = 256
     private(set) var sessions: [SignalingConnectionID: Session] = [:]
     private var activity = AudioActivityMeter()
     /// The meeting's mix, made when a session connects and released when none is connected.
@@ -211,7 +219,9 @@ package final class MeetingMediaCore {
     /// a video packet then allocates only each receiver's copy.
     package func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline,
                          into outputs: inout [MeetingMediaOutput]) {
-        if video.carriesVideo(packet, from: id) { return video.receive(packet, from: id, now: now, into: &outputs) }
+        if video.carriesVideo(packet, from: id) {
+            return video.receive(packet, from: id, now: now, into: &outputs, pool: &datagramPool)
+        }
         guard let session = sessions[id], session.connected else { return }
         // A muted attendee is neither mixed nor reported as speaking, whatever it still sends.
         let muted = mixer?.isMuted(id) ?? true
@@ -223,10 +233,10 @@ package final class MeetingMediaCore {
         mixer?.receive(packet, from: id, level: level, arrival: now)
     }
 
-    /// Takes back the array of a datagram the shell has sent (consumed), for the video router to build a later
-    /// downlink packet in; arrays too small for a datagram, or beyond the pool's limit, are let go.
+    /// Takes back the array of a datagram the shell has sent (consumed), for a later downlink packet to be built in;
+    /// arrays too small for a datagram, or beyond the pool's limit, are let go.
     package func recycle(_ datagram: consuming [UInt8]) {
-        video.recycle(consume datagram)
+        datagramPool.recycle(consume datagram)
     }
 
     /// Takes the RTCP packets of one compound from a session: proof its uplink lives (a muted attendee sends no
@@ -246,7 +256,7 @@ package final class MeetingMediaCore {
     package func tick(now: NIODeadline) -> [MeetingMediaOutput] {
         var outputs: [MeetingMediaOutput] = []
         if let mixer, let due = mixer.nextDeadline, now >= due {
-            for (participant, packet) in mixer.tick(now: now) {
+            for (participant, packet) in mixer.tick(now: now, pool: &datagramPool) {
                 outputs.append(.rtp(participant, packet))
             }
         }

@@ -12,17 +12,20 @@ extension MeetingVideoRouter {
         return packet.payloadType == uplink.payloadType || packet.payloadType == uplink.rtxPayloadType
     }
 
-    /// Takes a decrypted packet of a session's video uplink and returns what goes to its receivers.
+    /// Takes a decrypted packet of a session's video uplink and returns what goes to its receivers (each copy in a
+    /// new array).
     mutating func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
         var outputs: [MeetingMediaOutput] = []
-        receive(packet, from: id, now: now, into: &outputs)
+        var pool = DatagramBufferPool(limit: 0)
+        receive(packet, from: id, now: now, into: &outputs, pool: &pool)
         return outputs
     }
 
     /// Takes a decrypted packet of a session's video uplink and appends what goes to its receivers to `outputs` (the
-    /// caller's buffer, reused from packet to packet so forwarding allocates no list).
+    /// caller's buffer, reused from packet to packet so forwarding allocates no list), each receiver's copy built in
+    /// an array from `pool`.
     mutating func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline,
-                          into outputs: inout [MeetingMediaOutput]) {
+                          into outputs: inout [MeetingMediaOutput], pool: inout DatagramBufferPool) {
         guard let member = members[id], member.connected, let uplink = member.uplink else { return }
         if let extensionId = uplink.negotiated.transportCCExtensionId, let value = packet.extensionBytes(id: extensionId),
            let sequence = RTPHeaderExtensionValue.transportSequenceNumber(value) {
@@ -60,7 +63,7 @@ extension MeetingVideoRouter {
             let wanted = uplink.layerIndex(streamId: downlink.selection.target)
             let target = wanted.map { uplink.forwardedLayer(wanting: $0, now: now) }
             if let bytes = forward(media, layer: layerIndex, of: uplink, wanted: wanted, target: target, to: receiver,
-                                   downlink: downlink, keyFrameStart: &keyFrameStart, now: now) {
+                                   downlink: downlink, keyFrameStart: &keyFrameStart, pool: &pool, now: now) {
                 // Handed over, not shared: the pacer writes the transport-wide number into it in place.
                 send(consume bytes, priority: .video, to: receiver, into: &outputs, now: now)
             }
@@ -76,10 +79,11 @@ extension MeetingVideoRouter {
     /// (layer index `target`: the layer it wants, `wanted`, or the flowing layer standing in for it) at the target's
     /// next key frame, mapping timestamps through both layers' sender reports; while the current layer's report or the
     /// target's is missing it keeps the current layer. `keyFrameStart` caches whether the packet starts a key frame,
-    /// worked out only when a downlink is switching.
+    /// worked out only when a downlink is switching. The copy is built in an array from `pool` (given back to it when
+    /// not forwarded).
     mutating func forward(_ media: RTPPacket, layer layerIndex: Int, of uplink: Uplink, wanted: Int?, target: Int?,
-                                  to receiver: SignalingConnectionID, downlink: Downlink, keyFrameStart: inout Bool?,
-                                  now: NIODeadline) -> [UInt8]? {
+                          to receiver: SignalingConnectionID, downlink: Downlink, keyFrameStart: inout Bool?,
+                          pool: inout DatagramBufferPool, now: NIODeadline) -> [UInt8]? {
         let current = uplink.layerIndex(streamId: downlink.selection.current)
         if current != target, layerIndex == target,
            let delta = switchPoint(media, layer: layerIndex, from: current, of: uplink, downlink: downlink,
@@ -95,14 +99,14 @@ extension MeetingVideoRouter {
             // The layer restarted on a new SSRC: continue at its next key frame.
             downlink.rewriter.switchSource(to: media.ssrc)
         }
-        var bytes = datagramPool.take()
+        var bytes = pool.take()
         Self.writeDownlinkPacket(media, payloadType: downlink.negotiated.payloadType,
                                  transportCCExtensionId: members[receiver]?.control?.extensionId, into: &bytes)
         guard let header = try? RTPHeader(reading: bytes),
               downlink.rewriter.rewrite(&bytes, header: header, now: now) == .forward,
               let sent = try? RTPHeader(reading: bytes)
         else {
-            datagramPool.recycle(consume bytes)
+            pool.recycle(consume bytes)
             return nil
         }
         downlink.history.store(sequenceNumber: sent.sequenceNumber, packet: bytes, now: now)
@@ -130,9 +134,6 @@ extension MeetingVideoRouter {
         return .some(delta)
     }
 
-    /// Room left after a downlink packet for the SRTP tag (16 bytes with AEAD-GCM, 10 with AES-CM), so protecting it
-    /// in place never grows the array.
-    static let srtpTagRoom = 16
 
     /// A downlink's copy of `media` in one array sized for SRTP: its header with `payloadType`, no extension but a
     /// transport-wide sequence number when the downlink is congestion controlled (zero here: it is written as the
@@ -143,7 +144,7 @@ extension MeetingVideoRouter {
                                     into bytes: inout [UInt8]) {
         let extensionBytes = transportCCExtensionId == nil ? 0 : 8
         bytes.removeAll(keepingCapacity: true)
-        bytes.reserveCapacity(12 + extensionBytes + media.payload.count + srtpTagRoom)
+        bytes.reserveCapacity(12 + extensionBytes + media.payload.count + SRTPProfile.maximumRTPTrailerLength)
         bytes.append(0x80 | (transportCCExtensionId == nil ? 0 : 0x10))
         bytes.append((media.marker ? 0x80 : 0) | payloadType & 0x7F)
         bytes.append(UInt8(media.sequenceNumber >> 8))
@@ -162,12 +163,6 @@ extension MeetingVideoRouter {
             bytes.append(0)
         }
         bytes.append(contentsOf: media.payload)
-    }
-
-    /// Takes back an array a downlink packet was built in, once its datagram has been written (consumed; see
-    /// ``DatagramBufferPool/recycle(_:)`` for what is kept).
-    mutating func recycle(_ datagram: consuming [UInt8]) {
-        datagramPool.recycle(consume datagram)
     }
 
     /// Sends a packet to a session: straight out, or through its pacer when its downlink is congestion controlled.

@@ -30,7 +30,7 @@ extension MeetingVideoRouter {
             return
         }
         control.sender.sendProbePadding(from: &downlink.rtx!, mediaPayloadType: downlink.negotiated.payloadType,
-                                        timestamp: downlink.lastTimestamp ?? 0, tagRoom: Self.srtpTagRoom, now: now) {
+                                        timestamp: downlink.lastTimestamp ?? 0, now: now) {
             outputs.append(.rtp(id, $0))
         }
     }

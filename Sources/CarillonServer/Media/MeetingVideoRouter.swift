@@ -34,7 +34,8 @@ import NIOCore
 /// `+Withdrawal` what a paused downlink takes back from its pacer.
 ///
 /// ``MeetingMediaCore`` owns it and feeds it; it returns ``MeetingMediaOutput``s, appended to a buffer the caller
-/// reuses. Per forwarded packet and receiver: one array from the router's ``DatagramBufferPool``, the downlink's
+/// reuses. Per forwarded packet and receiver: one array from the media core's ``DatagramBufferPool`` (lent to each
+/// ``receive(_:from:now:into:pool:)``), the downlink's
 /// copy, built with room for the SRTP tag (it becomes the datagram; the send history copies it into a recycled
 /// buffer, so it stays unshared and is protected in place; the shell gives it back to the pool once the socket's
 /// outbox has copied it, so in steady state nothing is allocated), and O(1) work through a publisher → downlinks route table rebuilt only when subscriptions
@@ -69,13 +70,6 @@ package struct MeetingVideoRouter {
     var routes: [SignalingConnectionID: [(receiver: SignalingConnectionID, index: Int)]] = [:]
     var nextReports: NIODeadline?
     var nextFeedback: NIODeadline?
-    /// The arrays downlink packets are built in; the shell gives each back once its outbox has copied it
-    /// (``recycle(_:)``), so forwarding allocates none in steady state.
-    package var datagramPool = DatagramBufferPool(limit: MeetingVideoRouter.datagramPoolLimit)
-    /// The most spare datagram arrays one meeting keeps (about 384 KiB): more than one turn of a 10 × 10 meeting
-    /// has in flight (a packet per receiver plus what the pacers hold); a key-frame burst beyond it allocates and the
-    /// surplus is let go when it comes back.
-    package static let datagramPoolLimit = 256
 
     /// When ``tick(now:)`` is next due. Read after every packet (the shell re-arms its timer), so it allocates nothing.
     var nextDeadline: NIODeadline? {

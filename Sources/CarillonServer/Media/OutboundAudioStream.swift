@@ -22,11 +22,12 @@ struct OutboundAudioStream {
         numbering.skip(samples: samplesPerPacket &* UInt32(truncatingIfNeeded: frames))
     }
 
-    /// The next packet carrying `payload`: the fixed 12-byte header (RFC 3550 §5.1), no CSRCs, no extensions.
-    mutating func packet(payload: [UInt8]) -> [UInt8] {
+    /// The next packet carrying `payload`: the fixed 12-byte header (RFC 3550 §5.1), no CSRCs, no extensions,
+    /// written into `bytes` (a pooled array) with room left for the SRTP tag.
+    mutating func packet(payload: [UInt8], into bytes: inout [UInt8]) {
         defer { started = true }
         let (sequenceNumber, timestamp) = numbering.take(samples: samplesPerPacket)
-        return RTPPacket(marker: !started, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp,
-                         ssrc: ssrc, payload: payload[...]).serialized()
+        RTPPacket(marker: !started, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp,
+                  ssrc: ssrc, payload: payload[...]).serialize(into: &bytes, spareCapacity: SRTPProfile.maximumRTPTrailerLength)
     }
 }
