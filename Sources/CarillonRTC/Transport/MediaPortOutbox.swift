@@ -36,10 +36,10 @@ final class MediaPortOutbox: @unchecked Sendable {
     }
 
     /// Queues one datagram for `target`; it leaves at the end of this turn of the loop.
-    func send(_ bytes: [UInt8], to target: STUNAddress) {
+    func send(_ bytes: [UInt8], to target: SocketAddress) {
         eventLoop.preconditionInEventLoop()
         if queued.isEmpty, givenBack.isEmpty { eventLoop.execute { self.flush() } }
-        queued.append(AddressedEnvelope(remoteAddress: target.socketAddress, data: ring.buffer(holding: bytes)))
+        queued.append(AddressedEnvelope(remoteAddress: target, data: ring.buffer(holding: bytes)))
     }
 
     /// Takes back a received datagram (consumed) that a connection of this loop has handled; it goes to the
