@@ -362,6 +362,30 @@ private final class Meeting {
         expect(listener, hears: [440], not: [])
     }
 
+    /// A meeting nobody talks in costs no codec work: once the hold has passed no tick encodes, yet everyone still
+    /// gets a packet every 20 ms (clients expect 50 a second); the first word wakes the encoders and is heard.
+    @Test func aSilentMeetingEncodesNothingYetKeepsItsRateAndWakesForAWord() throws {
+        let attendees = try (1...3).map { try Attendee(UInt64($0), frequency: nil) }
+        let meeting = try Meeting(attendees)
+        try meeting.run(20)
+        let settled = meeting.mixer.framesEncoded
+        #expect(settled == AudioMixer.silenceHoldTicks)
+        try meeting.run(100)
+        #expect(meeting.mixer.framesEncoded == settled)
+        #expect(meeting.packetsPerTick.count == 120 && meeting.packetsPerTick.allSatisfy { $0 == 3 })
+        // One packet of silence for everyone, numbered on without a gap.
+        let listener = attendees[1]
+        #expect(Set(listener.packets.suffix(100).map { Array($0.payload) }).count == 1)
+        let sequences = listener.packets.map(\.sequenceNumber)
+        #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $1 == $0 &+ 1 })
+        attendees[0].tone = ToneGenerator(frequency: 440, amplitude: 0.2)
+        try meeting.run(5)
+        try meeting.run(50, record: true)
+        #expect(meeting.mixer.framesEncoded > settled)
+        expect(listener, hears: [440], not: [])
+        expect(attendees[2], hears: [440], not: [])
+    }
+
     @Test func aRemovedParticipantGetsNothingAndIsNoLongerHeard() throws {
         let listener = try Attendee(4, frequency: nil)
         let meeting = try Meeting(try talkers() + [listener])

@@ -18,13 +18,16 @@ import NIOCore
 /// which happens only when the participant starts or stops being a speaker. Borrowed encoders are reset first, so a
 /// receiver never gets a prediction from someone else's stream.
 ///
-/// The downlink never pauses: one packet per participant per tick, silence encoded too (DTX off), since clients
-/// expect 50 packets/s and warn of unusable audio otherwise. Packets are plain RTP (the caller protects them),
+/// The downlink never pauses: one packet per participant per tick, since clients expect 50 packets/s and warn of
+/// unusable audio otherwise. While nobody is a speaker, the mix is silence: after ``silenceHoldTicks`` ticks of it
+/// (the encoder's lookahead and the last words' tail flushed) every participant gets one Opus packet of silence
+/// encoded once at creation, and no tick encodes anything, so a meeting nobody talks in costs no codec work; the
+/// shared encoder is reset when someone speaks again. Packets are plain RTP (the caller protects them),
 /// 20 ms of 48 kHz mono Opus with in-band FEC, timestamps +960 per packet.
 ///
-/// Cost: a tick's work is the N decodes and N + 1 encodes plus a jitter buffer step and an RTP header per
-/// participant, so it grows only slowly with the meeting. Uplinks without the level extension add one decode per
-/// packet (at 16 kHz) to measure them.
+/// Cost: a tick's work is the N decodes and N + 1 encodes (none in silence) plus a jitter buffer step and an RTP
+/// header per participant, so it grows only slowly with the meeting. Uplinks without the level extension add one
+/// decode per packet (at 16 kHz) to measure them.
 ///
 /// Threading: not thread-safe. One owner, the meeting's event loop, calls everything; time comes in as `now`.
 public final class AudioMixer {
@@ -44,8 +47,17 @@ public final class AudioMixer {
     private var order: [ParticipantID] = []
     private var freeSlots: [SpeakerSlot]
     private let sharedEncoder: OpusEncoder
-    /// A valid Opus packet of silence, sent if encoding ever fails so the downlink keeps its rate.
+    /// A valid Opus packet of silence: what a silent meeting sends, and what goes out if encoding ever fails, so the
+    /// downlink keeps its rate.
     private let silencePacket: [UInt8]
+    /// Ticks in a row with nobody mixed.
+    private var silentTicks = 0
+    /// Whether the shared encoder sat out silent ticks (it is reset before it encodes again).
+    private var sharedEncoderIdle = false
+    /// Opus frames encoded so far (the shared encoder and the speakers' own).
+    public private(set) var framesEncoded = 0
+    /// Ticks of silence before the mix stops being encoded (100 ms).
+    public static let silenceHoldTicks = 5
     /// The tick grid: started by the first tick, stopped when the last participant leaves.
     private var clock = MediaFrameClock(period: AudioMixer.frameDuration)
     private var sum = [Int32](repeating: 0, count: AudioMixer.samplesPerFrame)
@@ -184,6 +196,12 @@ public final class AudioMixer {
             }
         }
 
+        silentTicks = voices.isEmpty ? silentTicks + 1 : 0
+        let silent = silentTicks > Self.silenceHoldTicks
+        if !voices.isEmpty, sharedEncoderIdle {
+            sharedEncoder.reset()
+            sharedEncoderIdle = false
+        }
         var output: [(to: ParticipantID, packet: [UInt8])] = []
         output.reserveCapacity(order.count)
         var sharedPacket: [UInt8]?
@@ -196,6 +214,9 @@ public final class AudioMixer {
             } else if let slot = participant.slot, let own = voices.first(where: { $0.id == id })?.samples {
                 // Minus-self: the sum without this speaker, clipped once.
                 payload = encode(mixedSamples(excluding: own), with: slot.encoder)
+            } else if silent {
+                sharedEncoderIdle = true
+                payload = silencePacket
             } else {
                 if sharedPacket == nil { sharedPacket = encode(mixedSamples(excluding: nil), with: sharedEncoder) }
                 payload = sharedPacket!
@@ -282,6 +303,7 @@ public final class AudioMixer {
     }
 
     private func encode(_ samples: [Int16], with encoder: OpusEncoder) -> [UInt8] {
-        (try? encoder.encode(AudioFrame(format: Self.format, samples: samples))) ?? silencePacket
+        framesEncoded += 1
+        return (try? encoder.encode(AudioFrame(format: Self.format, samples: samples))) ?? silencePacket
     }
 }
