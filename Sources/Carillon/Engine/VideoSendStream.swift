@@ -188,8 +188,8 @@ final class VideoSendStream {
     /// Opens a probe of the simulcast uplink when the estimate, not the cap, leaves an active layer off (`split` gives
     /// it nothing where the cap alone would give it bits): an estimate grows only to about 1.5× what gets through, and
     /// a lower layer often uses far less than its share (a small picture), so without a probe a layer dropped for
-    /// bandwidth would never come back. The probe aims at the cap for `PacedSender.probeDuration`, topped up with padding-only
-    /// RTX packets (``probePadding(now:)``); at most every ``probeInterval``, never while the delay says overuse, and
+    /// bandwidth would never come back. The probe aims at the cap for `PacedSender.probeDuration`, topped up with
+    /// padding-only RTX packets (``probePadding(now:)``); at most every ``probeInterval``, never while the delay says overuse, and
     /// only with RTX and transport-wide congestion control negotiated.
     private func probeStarvedLayers(_ sender: Sender, split: [Int], now: NIODeadline) {
         guard sender.isSimulcast, sender.configuration.rtxPayloadType != nil,

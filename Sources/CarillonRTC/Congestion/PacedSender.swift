@@ -13,16 +13,18 @@ import NIOCore
 /// (the probe is the burst).
 ///
 /// Without a transport-cc extension (not negotiated) packets are paced but neither numbered nor recorded, and no probe
-/// can be measured. Cost per packet: a header parse and two byte writes on top of the pacer's.
-/// A class so the per-packet path numbers and records in place while the pacer hands packets out.
+/// can be measured. Cost per packet: a header parse and two byte writes on top of the pacer's. A class, so the
+/// per-packet path numbers and records in place while the pacer hands packets out.
+///
 /// Threading: not thread-safe; one event loop (the session's or the meeting's) owns it.
 public final class PacedSender {
     /// Pacing rate over target in the usual case: room for a frame's packets to leave quickly.
     public static let pacingFactor = 2.5
-    /// Pacing rate over target while the delay says overuse, for a sender that ``paceAtTargetWhenOverused``: the bottleneck's queue is filling, and what leaves faster
-    /// than the estimate only waits there or is dropped at its tail. Paced at the estimate, the key frame of a
-    /// forwarder's switch to a lower layer fits in the room the draining queue frees (at 2.5 times its last packet was
-    /// lost in `SimulcastLayerSwitchingSimulationTests`, and the switch took a second key frame).
+    /// Pacing rate over target while the delay says overuse, for a sender that ``paceAtTargetWhenOverused``: the
+    /// bottleneck's queue is filling, and what leaves faster than the estimate only waits there or is dropped at its
+    /// tail. Paced at the estimate, the key frame of a forwarder's switch to a lower layer fits in the room the
+    /// draining queue frees (at 2.5 times its last packet was lost in `SimulcastLayerSwitchingSimulationTests`, and the
+    /// switch took a second key frame).
     public static let congestedPacingFactor = 1.0
     /// ...as long as what waits leaves within this at that rate: a source that cannot lower its rate at once (a
     /// single-stream camera behind a forwarder, until its REMB takes effect) must not build a standing queue here.
@@ -59,12 +61,8 @@ public final class PacedSender {
         transportSequenceNumber = firstTransportSequenceNumber
     }
 
-    /// When ``send(now:_:)`` or ``sendProbePadding(from:mediaPayloadType:timestamp:tagRoom:now:_:)`` is next due.
-    public var nextDeadline: NIODeadline? {
-        let paced: NIODeadline? = pacer.nextDeadline
-        guard let padding = nextProbePadding else { return paced }
-        return paced.map { min($0, padding) } ?? padding
-    }
+    /// When ``send(now:_:)`` or ``sendProbePadding(from:mediaPayloadType:timestamp:now:_:)`` is next due.
+    public var nextDeadline: NIODeadline? { pacer.nextDeadline.earlier(nextProbePadding) }
 
     /// Queues an RTP packet to be paced out.
     public func enqueue(_ bytes: consuming [UInt8], priority: Pacer.Priority) {
@@ -95,7 +93,8 @@ public final class PacedSender {
                let range = header.extensionRange(id: extensionId, in: packet.bytes), range.count == 2 {
                 packet.bytes[range.lowerBound] = UInt8(transportSequenceNumber >> 8)
                 packet.bytes[range.lowerBound + 1] = UInt8(truncatingIfNeeded: transportSequenceNumber)
-                estimator.packetSent(transportSequenceNumber: transportSequenceNumber, size: packet.bytes.count, at: now)
+                estimator.packetSent(transportSequenceNumber: transportSequenceNumber, size: packet.bytes.count,
+                                     at: now)
                 transportSequenceNumber &+= 1
             }
             emit(&packet.bytes)
@@ -127,10 +126,10 @@ public final class PacedSender {
 
     /// The padding the open probe wants at `now`, as padding-only packets on `rtx` (RFC 3550 padding on the RTX SSRC,
     /// so no media sequence moves), each numbered and recorded as sent, handed to `emit`; the next top-up is
-    /// ``probePaddingInterval`` later until the window closes. Nothing before ``nextProbePadding``. `tagRoom` is the
-    /// spare capacity left in each packet's array for the SRTP tag.
+    /// ``probePaddingInterval`` later until the window closes. Nothing before ``nextProbePadding``. Each packet's array
+    /// keeps room for the SRTP tag.
     public func sendProbePadding(from rtx: inout RTXStream, mediaPayloadType: UInt8, timestamp: UInt32,
-                                          tagRoom: Int = SRTPProfile.maximumRTPTrailerLength, now: NIODeadline, _ emit: ([UInt8]) -> Void) {
+                                 now: NIODeadline, _ emit: ([UInt8]) -> Void) {
         guard let due = nextProbePadding, due <= now else { return }
         guard let extensionId = transportCCExtensionId else {
             nextProbePadding = nil
@@ -139,7 +138,7 @@ public final class PacedSender {
         var wanted = estimator.probePaddingDue(at: now)
         while wanted > 0, var packet = rtx.paddingPacket(
             mediaPayloadType: mediaPayloadType, timestamp: timestamp, count: Self.probePaddingOctets,
-            transportCCExtensionId: extensionId, tagRoom: tagRoom) {
+            transportCCExtensionId: extensionId) {
             // The transport-wide number sits after the 12-byte header, the 0xBEDE word and the element's id byte.
             packet[17] = UInt8(transportSequenceNumber >> 8)
             packet[18] = UInt8(truncatingIfNeeded: transportSequenceNumber)

@@ -48,7 +48,8 @@ public struct RTXStream: Sendable {
     /// as the packet leaves. `tagRoom` bytes of capacity are reserved so SRTP protects it in place. Nil when
     /// `mediaPayloadType` has no RTX pairing. One array.
     public mutating func paddingPacket(mediaPayloadType: UInt8, timestamp: UInt32, count: UInt8,
-                                       transportCCExtensionId: UInt8?, tagRoom: Int = SRTPProfile.maximumRTPTrailerLength) -> [UInt8]? {
+                                       transportCCExtensionId: UInt8?,
+                                       tagRoom: Int = SRTPProfile.maximumRTPTrailerLength) -> [UInt8]? {
         guard let rtxType = payloadTypes[mediaPayloadType], count > 0 else { return nil }
         var packet = [UInt8]()
         packet.reserveCapacity(20 + Int(count) + tagRoom)

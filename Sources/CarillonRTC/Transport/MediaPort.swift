@@ -62,14 +62,16 @@ public final class MediaPort: @unchecked Sendable {
         let router = self.router
         // A connection sends to one address at a time: its socket address is made once per address, not per datagram
         // (making one allocates twice; it was 5 % of a 20 x 20 meeting's server CPU).
-        var lastTarget: STUNAddress?
-        var lastSocketAddress: SocketAddress?
+        var last: (target: STUNAddress, address: SocketAddress)?
         return PeerConnectionDriver(connection: connection, eventLoop: eventLoop, transmit: { bytes, target in
-            if target != lastTarget || lastSocketAddress == nil {
-                lastTarget = target
-                lastSocketAddress = target.socketAddress
+            let address: SocketAddress
+            if let last, last.target == target {
+                address = last.address
+            } else {
+                address = target.socketAddress
+                last = (target, address)
             }
-            outbox.send(bytes, to: lastSocketAddress!)
+            outbox.send(bytes, to: address)
         }, recycleReceived: { spent in
             if sameLoop { router.receivePool.recycle(consume spent) } else { outbox.giveBack(consume spent) }
         })

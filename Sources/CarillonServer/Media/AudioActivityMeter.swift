@@ -34,6 +34,11 @@ struct AudioActivityMeter {
         /// The attendee's reception at the last report.
         var receptionAtReport: Reception?
         var intervalsWithoutPackets = AudioActivityMeter.silentIntervals
+
+        mutating func record(level: UInt8?) {
+            received += 1
+            if let level { loudest = min(loudest, level) }
+        }
     }
 
     private var entries: [String: Entry] = [:]
@@ -55,10 +60,8 @@ struct AudioActivityMeter {
 
     /// Counts one received audio packet and its level (nil when it carries none).
     mutating func record(_ attendeeId: String, level: UInt8?) {
-        // In place: this runs for every packet.
-        guard entries[attendeeId] != nil else { return }
-        entries[attendeeId]!.received += 1
-        if let level { entries[attendeeId]!.loudest = min(entries[attendeeId]!.loudest, level) }
+        // In place, one lookup: this runs for every packet.
+        entries[attendeeId]?.record(level: level)
     }
 
     /// Counts an RTCP packet from an attendee: proof its uplink works even when it sends no audio (muted).
@@ -68,7 +71,8 @@ struct AudioActivityMeter {
 
     /// The states of everyone when any changed since the last report, else nil; starts a new interval. `receptions`
     /// gives each attendee's audio reception now (nil before its first packet).
-    mutating func report(receptions: (String) -> Reception?) -> [(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)]? {
+    mutating func report(receptions: (String) -> Reception?)
+        -> [(attendeeId: String, volume: UInt32?, signalStrength: UInt32?)]? {
         var current: [String: (volume: UInt32, signal: UInt32)] = [:]
         for (attendeeId, var entry) in entries {
             let alive = entry.received > 0 || entry.controlReceived > 0

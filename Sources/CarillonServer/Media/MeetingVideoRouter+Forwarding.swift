@@ -101,7 +101,8 @@ extension MeetingVideoRouter {
         }
         var bytes = pool.take()
         Self.writeDownlinkPacket(media, payloadType: downlink.negotiated.payloadType,
-                                 transportCCExtensionId: members[receiver]?.control?.extensionId, into: &bytes)
+                                 transportCCExtensionId: members[receiver]?.control?.sender.transportCCExtensionId,
+                                 into: &bytes)
         guard let header = try? RTPHeader(reading: bytes),
               downlink.rewriter.rewrite(&bytes, header: header, now: now) == .forward,
               let sent = try? RTPHeader(reading: bytes)

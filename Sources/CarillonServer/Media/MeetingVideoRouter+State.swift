@@ -120,7 +120,6 @@ extension MeetingVideoRouter {
 
     /// Congestion control of the video sent to one session (its receive m-lines negotiated transport-cc).
     final class DownlinkControl {
-        let extensionId: UInt8
         /// Every video packet to the session leaves through it, paced and numbered; its feedback drives the estimate.
         let sender: PacedSender
         /// The estimator's lost-packet count last seen, and when it last grew: loss is what tells a link that cannot
@@ -129,7 +128,6 @@ extension MeetingVideoRouter {
         var lastLossAt: NIODeadline?
 
         init(extensionId: UInt8) {
-            self.extensionId = extensionId
             sender = PacedSender(estimator: .init(minimumBitrate: MeetingVideoRouter.minimumDownlinkBitrate,
                                                   startBitrate: MeetingVideoRouter.startDownlinkBitrate,
                                                   maximumBitrate: MeetingVideoRouter.maximumDownlinkBitrate),

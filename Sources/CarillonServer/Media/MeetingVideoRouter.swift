@@ -130,7 +130,9 @@ package struct MeetingVideoRouter {
             return kept
         }
         if let extensionId = member.downlinks.lazy.compactMap(\.negotiated.transportCCExtensionId).first {
-            if member.control?.extensionId != extensionId { member.control = DownlinkControl(extensionId: extensionId) }
+            if member.control?.sender.transportCCExtensionId != extensionId {
+                member.control = DownlinkControl(extensionId: extensionId)
+            }
         } else {
             member.control = nil
         }

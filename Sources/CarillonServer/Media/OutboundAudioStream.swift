@@ -27,7 +27,8 @@ struct OutboundAudioStream {
     mutating func packet(payload: [UInt8], into bytes: inout [UInt8]) {
         defer { started = true }
         let (sequenceNumber, timestamp) = numbering.take(samples: samplesPerPacket)
-        RTPPacket(marker: !started, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp,
-                  ssrc: ssrc, payload: payload[...]).serialize(into: &bytes, spareCapacity: SRTPProfile.maximumRTPTrailerLength)
+        let packet = RTPPacket(marker: !started, payloadType: payloadType, sequenceNumber: sequenceNumber,
+                               timestamp: timestamp, ssrc: ssrc, payload: payload[...])
+        packet.serialize(into: &bytes, spareCapacity: SRTPProfile.maximumRTPTrailerLength)
     }
 }
