@@ -1,5 +1,6 @@
 import ArgumentParser
 import CarillonCodecs
+import CarillonMedia
 import CarillonRTC
 import Foundation
 import NIOCore
@@ -10,10 +11,10 @@ import Synchronization
 /// aiortc). It offers or answers one audio m-line, connects (ICE, DTLS-SRTP), sends Opus silence every 20 ms,
 /// counts what the other side sends, and reports.
 ///
-/// With `--video` it also offers or accepts one bundled `sendrecv` VP8 m-line: it sends a moving
-/// ``VideoTestPattern`` and decodes what the other side sends (``PeerVideo``), and the result carries a `video`
-/// object with both directions' figures (frames sent, key frames, frames decoded, size, frame rate, the pattern
-/// counters and colours read from the decoded pictures).
+/// With `--video` it also offers or accepts one bundled `sendrecv` VP8 m-line and runs the SDK's video streams on
+/// it (``PeerVideo``): it sends a moving ``VideoTestPattern`` and decodes what the other side sends, and the result
+/// carries a `video` object with both directions' figures (frames sent, key frames, frames decoded, size, frame
+/// rate, the pattern counters and colours read from the decoded pictures).
 ///
 /// It talks JSON lines: it prints `{"type":"offer","sdp":...}` (with `--offer`) or reads an offer and prints
 /// `{"type":"answer",...}`; it reads the other side's description from stdin the same way; it prints
@@ -48,10 +49,11 @@ struct PeerCommand: AsyncParsableCommand {
     @Option(name: .customLong("video-size"), help: "Size of the video pattern sent, WxH.")
     var videoSize: String = "320x180"
 
-    @Option(name: .customLong("video-fps"), help: "Pictures per second sent.")
+    @Option(name: .customLong("video-fps"), help: "Pictures per second sent (at most 30, the SDK's camera cap).")
     var videoFrameRate: Int = 15
 
-    @Option(name: .customLong("video-bitrate"), help: "VP8 target bitrate in bit/s.")
+    @Option(name: .customLong("video-bitrate"),
+            help: "VP8 bitrate cap in bit/s (the send-side estimate and the other side's REMB may hold it lower).")
     var videoBitrate: Int = 400_000
 
     @Option(name: .customLong("video-color"),
@@ -74,7 +76,9 @@ struct PeerCommand: AsyncParsableCommand {
         guard packets >= 0, duration > 0, timeout > 0 else { throw ValidationError("counts and times must be positive") }
         guard video || captureVideo == nil else { throw ValidationError("--capture-video needs --video") }
         guard parsedVideoSize != nil else { throw ValidationError("--video-size must be WxH, from 20x10 up") }
-        guard (1...60).contains(videoFrameRate) else { throw ValidationError("--video-fps must be 1-60") }
+        guard (1...VideoSendStream.maximumFrameRate).contains(videoFrameRate) else {
+            throw ValidationError("--video-fps must be 1-\(VideoSendStream.maximumFrameRate)")
+        }
         guard (10_000...10_000_000).contains(videoBitrate) else {
             throw ValidationError("--video-bitrate must be 10000-10000000")
         }
@@ -171,14 +175,14 @@ struct PeerCommand: AsyncParsableCommand {
             case .connected(let profile):
                 counters.connected(profile: profile)
                 print(json: ["type": "event", "event": "connected", "srtpProfile": profile.description])
-                videoBox.value?.start(now: .now())
+                videoBox.value?.start(now: socket.eventLoop.now)
                 progress.continuation.yield(.connected)
             case .rtp(let packet):
                 counters.receivedRTP(ssrc: packet.ssrc)
-                videoBox.value?.received(rtp: packet, now: .now())
+                videoBox.value?.received(rtp: packet, now: socket.eventLoop.now)
             case .rtcp(let packets):
                 counters.receivedRTCP()
-                videoBox.value?.received(rtcp: packets, now: .now())
+                videoBox.value?.received(rtcp: packets, now: socket.eventLoop.now)
             case .failed(let failure):
                 progress.continuation.yield(.failed("\(failure)"))
             case .pathChanged, .closed:
@@ -206,7 +210,7 @@ struct PeerCommand: AsyncParsableCommand {
         if video {
             let (figures, captured) = try await socket.eventLoop.submit {
                 videoBox.value?.stop()
-                return videoBox.value?.report() ?? ([:], nil)
+                return (videoBox.value?.report() ?? [:], videoBox.value?.capture?.hexLines)
             }.get()
             result["video"] = figures
             if let captureVideo { try write(captured ?? "", to: captureVideo) }
@@ -250,7 +254,7 @@ struct PeerCommand: AsyncParsableCommand {
         return description
     }
 
-    /// Creates the video sender and receiver the negotiation asked for, on the socket's loop, into `box`.
+    /// Creates the video the negotiation asked for, on the socket's loop, into `box`.
     private func makeVideo(parameters: PeerVideoParameters, socket: PeerConnectionSocket,
                            in box: NIOLoopBoundBox<PeerVideo?>) async throws {
         // validate() checked both.
@@ -258,15 +262,9 @@ struct PeerCommand: AsyncParsableCommand {
         let (frameRate, bitrate, dropEvery) = (videoFrameRate, videoBitrate, videoDropEvery)
         let capture = captureVideo != nil ? VideoPacketCapture(frames: captureFrames) : nil
         try await socket.eventLoop.submit {
-            let sender = parameters.sends
-                ? try PeerVideoSender(parameters: parameters, width: size.width, height: size.height,
-                                      frameRate: frameRate, bitrate: bitrate, color: color, dropEvery: dropEvery)
-                : nil
-            let receiver = parameters.receives
-                ? try PeerVideoReceiver(parameters: parameters, dropEvery: dropEvery, capture: capture)
-                : nil
-            box.value = PeerVideo(parameters: parameters, socket: socket, sender: sender, receiver: receiver,
-                                  cname: "carillon")
+            box.value = try PeerVideo(parameters: parameters, socket: socket, width: size.width, height: size.height,
+                                      frameRate: frameRate, bitrate: bitrate, color: color, dropEvery: dropEvery,
+                                      capture: capture)
         }.get()
     }
 

@@ -4,8 +4,6 @@ import CarillonCodecs
 enum PeerVideoError: Error, CustomStringConvertible {
     /// The pattern refused the picture size.
     case pattern(I420ImageError)
-    /// libvpx refused the encoder or decoder settings.
-    case codec(VideoCodecError)
     /// The negotiation left no usable video m-line.
     case notNegotiated
     /// The captured packets could not be written.
@@ -14,7 +12,6 @@ enum PeerVideoError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .pattern(let error): "video pattern: \(error)"
-        case .codec(let error): "VP8: \(error)"
         case .notNegotiated: "the answer has no VP8 video m-line"
         case .capture(let path, let reason): "cannot write \(path): \(reason)"
         }

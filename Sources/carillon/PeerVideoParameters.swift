@@ -1,11 +1,15 @@
+import CarillonMedia
 import CarillonRTC
 
 /// What the offer and answer agreed for the video m-line of `carillon peer`: payload types, SSRCs both ways, the
-/// transport-wide sequence extension and the RTCP feedback either side may send.
+/// transport-wide sequence extension and which ways video goes; made into the SDK streams' configuration
+/// (``sendConfiguration(bitrate:)``, ``receiveTrack(ssrc:rtxSSRC:)``).
 ///
 /// Read from the answer's video m-line (in BUNDLE the answer keeps the offer's payload types and extension ids, and
 /// lists only what both sides support) and the remote side's SSRC lines.
 struct PeerVideoParameters: Sendable, Equatable {
+    /// The m-line's mid.
+    var mid: String
     /// VP8's payload type, both ways.
     var payloadType: UInt8
     /// The RTX payload type paired with VP8, when RTX was agreed.
@@ -16,7 +20,7 @@ struct PeerVideoParameters: Sendable, Equatable {
     var localRTXSSRC: UInt32
     /// The SSRC the other side announced for its video, if it did (otherwise learnt from the first packet).
     var remoteSSRC: UInt32?
-    /// The other side's RTX SSRC from its FID group, if announced.
+    /// The other side's RTX SSRC from its FID group, if announced (otherwise learnt from the first RTX packet).
     var remoteRTXSSRC: UInt32?
     /// The id of the transport-wide sequence number extension, when transport-cc was agreed.
     var transportCCExtensionId: UInt8?
@@ -24,12 +28,6 @@ struct PeerVideoParameters: Sendable, Equatable {
     var sends: Bool
     /// Whether this side receives video on the m-line.
     var receives: Bool
-    /// Whether generic NACK was agreed (this side sends NACKs only then).
-    var nack: Bool
-    /// Whether PLI was agreed.
-    var pictureLoss: Bool
-    /// Whether FIR was agreed (used only when PLI was not).
-    var fullIntra: Bool
 
     /// The parameters of the video m-line `mid`, given this side's m-line and the other side's; nil when either has
     /// no such m-line, or it was rejected, or it carries no VP8.
@@ -40,6 +38,7 @@ struct PeerVideoParameters: Sendable, Equatable {
         else { return nil }
         let answer = localIsOfferer ? remoteMedia : localMedia
         guard let (vp8, rtx) = VideoSessionDescription.vp8(in: answer) else { return nil }
+        self.mid = mid
         payloadType = vp8.payloadType
         rtxPayloadType = rtx?.payloadType
         self.localSSRC = localSSRC
@@ -52,8 +51,22 @@ struct PeerVideoParameters: Sendable, Equatable {
         // The directions are each side's own view: this side sends when its m-line says so and the other receives.
         sends = localMedia.direction.sends && remoteMedia.direction.receives
         receives = localMedia.direction.receives && remoteMedia.direction.sends
-        nack = vp8.feedback.contains("nack")
-        pictureLoss = vp8.feedback.contains("nack pli")
-        fullIntra = vp8.feedback.contains("ccm fir")
+    }
+
+    /// How the SDK's send stream sends the pattern: one VP8 stream capped at `bitrate` bit/s, repaired over RTX when
+    /// agreed, estimated from transport-wide feedback when agreed (else from report blocks and REMB); nil when this
+    /// side does not send.
+    func sendConfiguration(bitrate: Int) -> VideoSendConfiguration? {
+        guard sends else { return nil }
+        return VideoSendConfiguration(ssrc: localSSRC, rtxSSRC: localRTXSSRC, payloadType: payloadType,
+                                      rtxPayloadType: rtxPayloadType, transportCCExtensionId: transportCCExtensionId,
+                                      cname: PeerVideo.cname, maximumBitrate: bitrate, screenContent: false)
+    }
+
+    /// The received stream on `ssrc` (repaired on `rtxSSRC`) as the SDK's receive streams take it: one video, id 1.
+    func receiveTrack(ssrc: UInt32, rtxSSRC: UInt32?) -> VideoReceiveTrack {
+        VideoReceiveTrack(mid: mid, streamId: 1, attendeeId: "remote", ssrc: ssrc, rtxSSRC: rtxSSRC,
+                          payloadType: payloadType, rtxPayloadType: rtxPayloadType,
+                          transportCCExtensionId: transportCCExtensionId)
     }
 }

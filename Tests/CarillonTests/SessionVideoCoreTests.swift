@@ -1,4 +1,5 @@
 import CarillonCodecs
+import CarillonMedia
 import CarillonRTC
 import NIOCore
 import Testing
@@ -123,7 +124,7 @@ import Testing
         var statistics: RemoteVideoStatistics? { receiver.receiveStatistics.first }
 
         /// The receive side of each second's metrics.
-        var receiveMetrics: [VideoClientMetrics.Receive] {
+        var receiveMetrics: [VideoReceiveMetrics] {
             received.compactMap { if case .videoMetrics(let metrics) = $0 { metrics.receive.first } else { nil } }
         }
 
@@ -136,7 +137,7 @@ import Testing
     @Test func aRestartedCameraContinuesItsNumbering() throws {
         let core = SessionVideoCore()
         let pattern = try VideoTestPattern(width: 320, height: 180, color: .red)
-        let send = SessionVideoCore.SendConfiguration(
+        let send = VideoSendConfiguration(
             ssrc: Self.mediaSSRC, rtxSSRC: Self.mediaSSRC + 1, payloadType: 96, rtxPayloadType: 97,
             transportCCExtensionId: 3, cname: "camera", maximumBitrate: 0, screenContent: false)
         var now = Self.start
@@ -204,7 +205,7 @@ import Testing
         let core = SessionVideoCore()
         let layers = [SimulcastLayerSetting(rid: "low", scaleDown: 4, maxBitrateKbps: 100),
                       SimulcastLayerSetting(rid: "hi", scaleDown: 1, maxBitrateKbps: 1_000)]
-        var send = SessionVideoCore.SendConfiguration(
+        var send = VideoSendConfiguration(
             ssrc: Self.mediaSSRC, rtxSSRC: Self.mediaSSRC + 1, payloadType: 96, rtxPayloadType: 97,
             transportCCExtensionId: nil, cname: "camera", maximumBitrate: 0, screenContent: false)
         send.simulcast = SessionVideoCore.simulcastStreams(layers, videoSSRCs: (Self.mediaSSRC, Self.mediaSSRC + 1))
@@ -269,7 +270,7 @@ import Testing
     @Test func anotherLayerOrSSRCOfTheSameSourceKeepsTheVideo() throws {
         let pair = try Pair()
         let videoId = Self.videoId
-        var track = SessionVideoCore.ReceiveTrack(mid: "1", streamId: 7, groupId: UInt32(videoId), attendeeId: "alice",
+        var track = VideoReceiveTrack(mid: "1", streamId: 7, groupId: UInt32(videoId), attendeeId: "alice",
                                                   ssrc: Self.mediaSSRC, rtxSSRC: Self.mediaSSRC + 1, payloadType: 96,
                                                   rtxPayloadType: 97)
         #expect(pair.receiver.configure(send: nil, receive: [track], reportSSRC: 2, now: pair.now).isEmpty)

@@ -29,7 +29,7 @@ import Testing
     static func sender(_ layers: [SimulcastLayerSetting], maximumBitrate: Int = 0,
                        now: NIODeadline = start) -> SessionVideoCore {
         let core = SessionVideoCore()
-        var send = SessionVideoCore.SendConfiguration(
+        var send = VideoSendConfiguration(
             ssrc: base.media, rtxSSRC: base.rtx, payloadType: 96, rtxPayloadType: 97, transportCCExtensionId: nil,
             cname: "sender", maximumBitrate: maximumBitrate, screenContent: false)
         send.simulcast = SessionVideoCore.simulcastStreams(layers, videoSSRCs: base)
@@ -133,7 +133,7 @@ import Testing
         var sent: [UInt32: LayerFrames] = [:]
         try Self.run(core, pattern: pattern, frames: 2, now: &now, into: &sent)
         // Two participants: mid only, unscaled, at the hi target (the estimate gives it 600 kbps).
-        var send = SessionVideoCore.SendConfiguration(
+        var send = VideoSendConfiguration(
             ssrc: Self.base.media, rtxSSRC: Self.base.rtx, payloadType: 96, rtxPayloadType: 97,
             transportCCExtensionId: nil, cname: "sender", maximumBitrate: 0, screenContent: false)
         send.simulcast = SessionVideoCore.simulcastStreams(

@@ -1,3 +1,4 @@
+import CarillonMedia
 import Testing
 
 @testable import Carillon

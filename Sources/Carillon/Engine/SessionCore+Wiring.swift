@@ -1,4 +1,5 @@
 import CarillonCodecs
+import CarillonMedia
 import CarillonProtocol
 import CarillonRTC
 import NIOCore
@@ -183,9 +184,9 @@ extension SessionCore {
         else { return [] }
         let identifiers = connection.identifiers
         let videoSSRCs = (media: identifiers.videoSSRC, rtx: identifiers.rtxSSRC)
-        var send: SessionVideoCore.SendConfiguration?
+        var send: VideoSendConfiguration?
         if negotiation.plan.sendsVideo, !negotiation.sendingRefused, let accepted = answer.videoSend {
-            send = SessionVideoCore.SendConfiguration(
+            send = VideoSendConfiguration(
                 ssrc: videoSSRCs.media, rtxSSRC: videoSSRCs.rtx, payloadType: accepted.payloadType,
                 rtxPayloadType: accepted.rtxPayloadType, transportCCExtensionId: accepted.transportCCExtensionId,
                 cname: signaling.credentials.attendeeId, streamId: negotiation.sendStreamId,
@@ -196,9 +197,9 @@ extension SessionCore {
                 send?.repairedRidExtensionId = accepted.repairedRidExtensionId
             }
         }
-        let tracks = negotiation.tracks.compactMap { track -> SessionVideoCore.ReceiveTrack? in
+        let tracks = negotiation.tracks.compactMap { track -> VideoReceiveTrack? in
             guard let line = answer.videoReceive.first(where: { $0.mid == track.mid }) else { return nil }
-            return SessionVideoCore.ReceiveTrack(
+            return VideoReceiveTrack(
                 mid: track.mid, streamId: track.streamId, groupId: track.groupId, attendeeId: track.attendeeId,
                 ssrc: line.ssrc, rtxSSRC: line.rtxSSRC, payloadType: line.payloadType,
                 rtxPayloadType: line.rtxPayloadType, transportCCExtensionId: line.transportCCExtensionId)

@@ -1,4 +1,5 @@
 import CarillonCodecs
+import CarillonMedia
 import CarillonProtocol
 import CarillonRTC
 import NIOCore

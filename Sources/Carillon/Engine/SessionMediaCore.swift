@@ -1,4 +1,5 @@
 import CarillonCodecs
+import CarillonMedia
 import CarillonProtocol
 import CarillonRTC
 import NIOCore
@@ -40,6 +41,23 @@ enum SessionMediaEffect: Sendable, Equatable {
     /// The path is dead: reconnect (``SignalingSessionCore/mediaFailed(cause:now:)`` with
     /// `connectionHealthReconnect`). Always the last effect of its step.
     case reconnect
+}
+
+extension SessionMediaEffect {
+    /// The effect of a video stream (``VideoSendStream``, ``VideoReceiveStreams``) as the session's.
+    init(_ effect: VideoStreamEffect) {
+        switch effect {
+        case .sendRTP(let packet): self = .sendRTP(packet)
+        case .sendRTCP(let packet): self = .sendRTCP(packet)
+        case .remoteVideoFrame(let image, let timestamp, let videoId, let attendeeId):
+            self = .remoteVideoFrame(image, timestampNanoseconds: timestamp, videoId: videoId, attendeeId: attendeeId)
+        case .remoteVideoArrived(let width, let height, let timestamp, let videoId, let attendeeId):
+            self = .remoteVideoArrived(width: width, height: height, timestampNanoseconds: timestamp, videoId: videoId,
+                                       attendeeId: attendeeId)
+        case .remoteVideoPausedAtSource(let videoId, let attendeeId):
+            self = .remoteVideoPausedAtSource(videoId: videoId, attendeeId: attendeeId)
+        }
+    }
 }
 
 /// The media of a client session as a synchronous state machine (sans-IO): the 20 ms audio clock, the send and

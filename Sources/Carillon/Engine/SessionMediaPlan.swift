@@ -1,3 +1,4 @@
+import CarillonMedia
 import CarillonRTC
 
 /// What a session's offer contains, as the signaling core decides it: whether the camera m-line sends, and which

@@ -12,78 +12,16 @@ import NIOCore
 /// The shell feeds it frames, packets and the time and calls ``tick(now:)`` at ``nextDeadline``. Costs: those of its
 /// two halves. Threading: not thread-safe; the session's event loop owns it.
 final class SessionVideoCore {
-    /// How the camera stream is sent, from the answer.
-    struct SendConfiguration: Sendable, Equatable {
-        var ssrc: UInt32
-        var rtxSSRC: UInt32
-        var payloadType: UInt8
-        var rtxPayloadType: UInt8?
-        var transportCCExtensionId: UInt8?
-        var cname: String
-        /// The stream id the server allocated to the camera (for CLIENT_METRIC), 0 when unknown.
-        var streamId: UInt32 = 0
-        /// The app's cap in bit/s (0: ``defaultMaximumBitrate``, with simulcast ``defaultSimulcastMaximumBitrate``).
-        var maximumBitrate: Int
-        var screenContent: Bool
-        /// Simulcast: one entry per layer, lowest first (their settings from ``SimulcastUplinkPolicy``); empty for
-        /// one stream on ``ssrc``.
-        var simulcast: [SimulcastStream] = []
-        /// The `rtp-stream-id` extension's id: written on every media packet of a simulcast layer.
-        var ridExtensionId: UInt8? = nil
-        /// The `repaired-rtp-stream-id` extension's id: written on every RTX packet of a simulcast layer.
-        var repairedRidExtensionId: UInt8? = nil
-    }
-
-    /// One simulcast layer to send: its setting (rid, scale, cap; off at 0 kbps) and its SSRCs.
-    struct SimulcastStream: Sendable, Equatable {
-        var setting: SimulcastLayerSetting
-        var ssrc: UInt32
-        var rtxSSRC: UInt32
-    }
-
     /// The streams of simulcast `layers` for a camera whose single stream would send on `videoSSRCs`
     /// (``SessionMediaPlan/layerSSRCs(_:)``).
     static func simulcastStreams(_ layers: [SimulcastLayerSetting],
-                                 videoSSRCs: (media: UInt32, rtx: UInt32)) -> [SimulcastStream] {
+                                 videoSSRCs: (media: UInt32, rtx: UInt32)) -> [VideoSimulcastStream] {
         zip(layers, SessionMediaPlan.layerSSRCs(videoSSRCs)).map {
-            SimulcastStream(setting: $0, ssrc: $1.media, rtxSSRC: $1.rtx)
+            VideoSimulcastStream(setting: $0, ssrc: $1.media, rtxSSRC: $1.rtx)
         }
     }
 
-    /// One receive m-line and what it carries.
-    struct ReceiveTrack: Sendable, Equatable {
-        var mid: String
-        var streamId: UInt32
-        /// The source (INDEX `group_id`) the stream is a layer of; 0 when unknown.
-        var groupId: UInt32 = 0
-        var attendeeId: String
-        var ssrc: UInt32
-        var rtxSSRC: UInt32?
-        var payloadType: UInt8
-        var rtxPayloadType: UInt8?
-        /// The transport-wide sequence number extension's id, when negotiated (feedback is sent about it).
-        var transportCCExtensionId: UInt8? = nil
-        /// The tile id: the source's group id, unique in the meeting, new for each publication and the same for all
-        /// its layers, so a layer switch, a change of the sender's layers or a new SSRC keeps the tile (the stream
-        /// id when the group is unknown).
-        var videoId: Int { Int(groupId != 0 ? groupId : streamId) }
-    }
-
-    static let defaultMaximumBitrate = 1_400_000
-    /// The estimator's ceiling with simulcast when the app sets no cap: the largest sum of layer caps (FHD low + hi).
-    static let defaultSimulcastMaximumBitrate = 2_500_000
-    static let startBitrate = 600_000
-    static let minimumBitrate = 60_000
-    /// Least time between two probes of the simulcast uplink (see ``probeStarvedLayers(_:split:now:)``).
-    static let probeInterval = TimeAmount.seconds(3)
-    /// Pictures faster than this are dropped before encoding.
-    static let maximumFrameRate = 30
-    /// Screen content faster than this is dropped before encoding (Chime's browser client caps content at 15 fps).
-    static let maximumContentFrameRate = 15
     static let reportInterval = TimeAmount.seconds(1)
-    static let feedbackInterval = TimeAmount.milliseconds(10)
-    /// The least time between two key-frame requests for a decoder that needs one.
-    static let decoderKeyFrameInterval = TimeAmount.milliseconds(500)
     /// The round trip assumed until one is measured.
     static let defaultRoundTrip = TimeAmount.milliseconds(100)
 
@@ -126,7 +64,13 @@ final class SessionVideoCore {
     var assemblyStatistics: [Int: VP8FrameAssembler.Statistics] { receiving.assemblyStatistics }
 
     /// What each received video got so far, by video id.
-    var receiveStatistics: [RemoteVideoStatistics] { receiving.statistics }
+    var receiveStatistics: [RemoteVideoStatistics] {
+        receiving.statistics.map {
+            RemoteVideoStatistics(videoId: $0.videoId, attendeeId: $0.attendeeId, bytesReceived: $0.bytesReceived,
+                                  framesReceived: $0.framesReceived, framesDecoded: $0.framesDecoded, width: $0.width,
+                                  height: $0.height, packetsReceived: $0.packetsReceived)
+        }
+    }
 
     /// When ``tick(now:)`` is next due. Read after every packet, so it is folded without a list.
     var nextDeadline: NIODeadline? { nextReport.earlier(sending.nextDeadline).earlier(receiving.nextDeadline) }
@@ -138,23 +82,25 @@ final class SessionVideoCore {
 
     /// Applies a (re)negotiation: what is sent (nil: nothing) and which tracks are received. Tracks that went away
     /// end their video; tracks kept (same SSRC) keep their state.
-    func configure(send: SendConfiguration?, receive tracks: [ReceiveTrack], reportSSRC: UInt32,
+    func configure(send: VideoSendConfiguration?, receive tracks: [VideoReceiveTrack], reportSSRC: UInt32,
                    now: NIODeadline) -> [SessionMediaEffect] {
         self.reportSSRC = reportSSRC
         sending.configure(send)
-        let effects = receiving.configure(tracks, reportSSRC: reportSSRC, now: now)
+        let effects = receiving.configure(tracks, reportSSRC: reportSSRC, now: now).map(SessionMediaEffect.init)
         if nextReport == nil, sending.isSending || !receiving.isEmpty { nextReport = now + Self.reportInterval }
         return effects
     }
 
     /// The server's list of streams stopped at their sender (INDEX `paused_at_source_ids`): each received stream
     /// newly in it is reported paused; one that left it resumes with its next frame.
-    func setPausedAtSource(_ streamIds: Set<UInt32>) -> [SessionMediaEffect] { receiving.setPausedAtSource(streamIds) }
+    func setPausedAtSource(_ streamIds: Set<UInt32>) -> [SessionMediaEffect] {
+        receiving.setPausedAtSource(streamIds).map(SessionMediaEffect.init)
+    }
 
     /// Decodes remote video `videoId` (somebody looks at it) or stops decoding it (see
     /// ``VideoReceiveStreams/setDecoded(_:videoId:now:)``).
     func setDecoded(_ decoded: Bool, videoId: Int, now: NIODeadline) -> [SessionMediaEffect] {
-        receiving.setDecoded(decoded, videoId: videoId, now: now)
+        receiving.setDecoded(decoded, videoId: videoId, now: now).map(SessionMediaEffect.init)
     }
 
     /// The media connection ended: every received video ends.
@@ -166,17 +112,17 @@ final class SessionVideoCore {
 
     /// One local picture captured at `timestampNanoseconds` (see ``VideoSendStream/send(_:timestampNanoseconds:now:)``).
     func send(_ image: I420Image, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
-        sending.send(image, timestampNanoseconds: timestampNanoseconds, now: now)
+        sending.send(image, timestampNanoseconds: timestampNanoseconds, now: now).map(SessionMediaEffect.init)
     }
 
     /// One frame that is already VP8 (see ``VideoSendStream/send(encoded:timestampNanoseconds:now:)``).
     func send(encoded frame: EncodedVideoFrame, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
-        sending.send(encoded: frame, timestampNanoseconds: timestampNanoseconds, now: now)
+        sending.send(encoded: frame, timestampNanoseconds: timestampNanoseconds, now: now).map(SessionMediaEffect.init)
     }
 
     /// A received RTP packet of one of the video tracks (after SRTP).
     func received(rtp packet: RTPPacket, now: NIODeadline) -> [SessionMediaEffect] {
-        receiving.received(rtp: packet, now: now)
+        receiving.received(rtp: packet, now: now).map(SessionMediaEffect.init)
     }
 
     /// RTCP from the server: its sender reports about received streams, and feedback about the sent camera stream
@@ -184,20 +130,20 @@ final class SessionVideoCore {
     func received(rtcp packets: [RTCPPacket], now: NIODeadline) -> [SessionMediaEffect] {
         receiving.received(rtcp: packets, now: now)
         guard sending.isSending else { return [] }
-        return sending.received(rtcp: packets, now: now)
+        return sending.received(rtcp: packets, now: now).map(SessionMediaEffect.init)
     }
 
     // MARK: Timers
 
     /// Paced packets, NACKs and key-frame requests for the received streams, and once a second the reports.
     func tick(now: NIODeadline) -> [SessionMediaEffect] {
-        var effects = sending.tick(now: now)
-        effects += receiving.tick(now: now, roundTrip: roundTrip)
+        var effects = sending.tick(now: now).map(SessionMediaEffect.init)
+        effects += receiving.tick(now: now, roundTrip: roundTrip).map(SessionMediaEffect.init)
         if let due = nextReport, now >= due {
             nextReport = due.nextOnGrid(period: Self.reportInterval, after: now)
             let blocks = receiving.reportBlocks(now: now)
             effects += reports(blocks, now: now)
-            effects.append(.videoStatistics(receiving.statistics))
+            effects.append(.videoStatistics(receiveStatistics))
             if sending.isSending || !receiving.isEmpty {
                 let seconds = Double(Self.reportInterval.nanoseconds) / 1e9
                 effects.append(.videoMetrics(VideoClientMetrics(
@@ -210,19 +156,8 @@ final class SessionVideoCore {
 
     /// The camera's sender reports and a receiver report (`blocks`) about every received stream, in one compound.
     private func reports(_ blockBySSRC: [UInt32: RTCPPacket.ReportBlock], now: NIODeadline) -> [SessionMediaEffect] {
-        var packets = sending.senderReports(now: now)
         let blocks = blockBySSRC.keys.sorted().compactMap { blockBySSRC[$0] }
-        if !blocks.isEmpty { packets.append(.receiverReport(ssrc: reportSSRC, reports: blocks)) }
-        guard !packets.isEmpty else { return [] }
-        let configuration = sending.configuration
-        packets.append(.sourceDescription(chunks: [.init(ssrc: configuration?.ssrc ?? reportSSRC,
-                                                         items: [.cname(configuration?.cname ?? "carillon")])]))
-        return [.sendRTCP(packets.flatMap { $0.serialized() })]
+        guard let compound = sending.reportCompound(blocks: blocks, reportSSRC: reportSSRC, now: now) else { return [] }
+        return [.sendRTCP(compound)]
     }
-
-}
-
-extension UInt64 {
-    /// The value as `Int64`, wrapping (deadlines as nanosecond timestamps).
-    var toInt64: Int64 { Int64(truncatingIfNeeded: self) }
 }

@@ -1,3 +1,4 @@
+import CarillonMedia
 import CarillonProtocol
 import CarillonRTC
 import Foundation

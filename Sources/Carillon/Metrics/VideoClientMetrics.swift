@@ -1,3 +1,4 @@
+import CarillonMedia
 import CarillonProtocol
 
 /// One second of video measurements: the eight video ``ObservableMetric``s and the video stream frames of
@@ -5,53 +6,9 @@ import CarillonProtocol
 /// once-a-second step merges it into what it hands out. A missing measurement is left out. A plain value.
 struct VideoClientMetrics: Sendable, Equatable {
     /// The camera stream sent in the second.
-    struct Send: Sendable, Equatable {
-        /// The stream id the server allocated to the camera (SUBSCRIBE_ACK), 0 when unknown.
-        var streamId: UInt32
-        /// Media payload sent, bit/s (retransmissions excluded).
-        var bitrate: Double
-        var packetsPerSecond: Double
-        /// Pictures the source gave.
-        var inputFramesPerSecond: Double
-        /// Pictures encoded (and sent).
-        var encodedFramesPerSecond: Double
-        /// What the server's newest receiver report about the stream said was lost, %.
-        var lossPercent: Double?
-        /// Interarrival jitter of the stream as the server reported it, ms.
-        var jitterMilliseconds: Double?
-        /// Round trip to the server, ms.
-        var roundTripMilliseconds: Double?
-        /// The send-side bandwidth estimate, bit/s.
-        var availableBandwidth: Double
-        var nacksReceived: Double
-        var plisReceived: Double
-        var firsReceived: Double
-        /// The encoded size, 0 before the first picture.
-        var width: Int
-        var height: Int
-    }
-
-    /// One received stream in the second.
-    struct Receive: Sendable, Equatable {
-        /// The stream id it carries (SUBSCRIBE_ACK tracks).
-        var streamId: UInt32
-        /// Media payload received, bit/s.
-        var bitrate: Double
-        var packetsPerSecond: Double
-        /// Packets expected in the second (from sequence numbers) and lost among them.
-        var expected: Int
-        var lost: Int
-        var decodedFramesPerSecond: Double
-        var nacksSent: Double
-        var plisSent: Double
-        var jitterMilliseconds: Double?
-        /// The last decoded size, 0 before the first frame.
-        var width: Int
-        var height: Int
-    }
-
-    var send: Send?
-    var receive: [Receive]
+    var send: VideoSendMetrics?
+    /// Each received stream in the second.
+    var receive: [VideoReceiveMetrics]
 
     /// The values for ``MetricsObserver``s: send metrics while sending, receive metrics while receiving.
     /// `videoAvailableReceiveBandwidth` is not produced: the client runs no receive-side estimator.

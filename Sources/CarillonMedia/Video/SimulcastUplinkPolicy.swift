@@ -8,18 +8,18 @@
 /// The available bitrate is then given bottom up (``allocate(_:to:)``): the layers that do not fit are not encoded.
 ///
 /// Pure; O(layers). No state, no threading concerns.
-enum SimulcastUplinkPolicy {
+public enum SimulcastUplinkPolicy {
     /// The rids, lowest layer first (the order of `a=simulcast` and of SUBSCRIBE `send_streams`).
-    static let rids = ["low", "mid", "hi"]
+    public static let rids = ["low", "mid", "hi"]
     /// The lowest layer sent is worth sending down to this bitrate (bit/s).
-    static let lowestLayerMinimumBitrate = 30_000
+    public static let lowestLayerMinimumBitrate = 30_000
     /// A layer above the lowest one sent needs at least this (bit/s).
-    static let upperLayerMinimumBitrate = 150_000
+    public static let upperLayerMinimumBitrate = 150_000
 
     /// The layers for a meeting of `participants` (INDEX `num_participants`, 0 when unknown) in which `publishers`
     /// attendees send video (the remote publishers plus this one), for a source of `width`×`height` (0 when unknown);
     /// `highResolution` for a meeting whose video maximum is FHD. Always three entries: low, mid, hi.
-    static func layers(participants: Int, publishers: Int, highResolution: Bool, width: Int = 0,
+    public static func layers(participants: Int, publishers: Int, highResolution: Bool, width: Int = 0,
                        height: Int = 0) -> [SimulcastLayerSetting] {
         let (low, mid, hi): (UInt32, UInt32, UInt32) = highResolution ? (500, 1_000, 2_000) : (300, 600, 1_200)
         var settings: [SimulcastLayerSetting]
@@ -47,7 +47,7 @@ enum SimulcastUplinkPolicy {
     }
 
     /// The size of a layer that divides `width`×`height` by `scaleDown`: even (I420), at least 2×2.
-    static func scaledSize(width: Int, height: Int, scaleDown: Int) -> (width: Int, height: Int) {
+    public static func scaledSize(width: Int, height: Int, scaleDown: Int) -> (width: Int, height: Int) {
         let divisor = max(1, scaleDown)
         return (max(2, width / divisor & ~1), max(2, height / divisor & ~1))
     }
@@ -56,7 +56,7 @@ enum SimulcastUplinkPolicy {
     /// left; a layer above the lowest one sent needs at least its ``SimulcastLayerSetting/minimumBitrate(lowest:)``,
     /// else it and every layer above it get nothing. The lowest active layer always gets at least its minimum.
     /// Returns one bitrate per layer (bit/s, 0: not encoded), in the layers' order.
-    static func allocate(_ available: Int, to layers: [SimulcastLayerSetting]) -> [Int] {
+    public static func allocate(_ available: Int, to layers: [SimulcastLayerSetting]) -> [Int] {
         var result = Array(repeating: 0, count: layers.count)
         var left = max(0, available)
         var first = true

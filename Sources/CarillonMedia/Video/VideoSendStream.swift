@@ -2,19 +2,32 @@ import CarillonCodecs
 import CarillonRTC
 import NIOCore
 
-/// The camera stream of a client session (sans-IO), the sending half of ``SessionVideoCore``: each local picture is
-/// split over the layers (one without simulcast), scaled, encoded with VP8, packetised (RFC 7741), kept for
-/// retransmission and sent through a ``PacedSender`` (paced at 2.5x the target, a transport-wide sequence number
-/// written as each packet leaves), the send path the server's downlinks use too. The target follows the send-side
-/// estimate from the server's transport-wide feedback, within the app's cap and, with one layer sent, the server's
-/// REMB; a simulcast layer left off by the estimate is probed for.
-/// PLI and FIR ask for a key frame; NACKs are answered over RTX.
+/// A VP8 stream sent on one transport (sans-IO): a client session's camera (the sending half of its video core) or
+/// `carillon peer`'s pattern. Each local picture is split over the layers (one without simulcast), scaled, encoded
+/// with VP8, packetised (RFC 7741), kept for retransmission and sent through a ``PacedSender`` (paced at 2.5x the
+/// target, a transport-wide sequence number written as each packet leaves), the send path the server's downlinks use
+/// too. The target follows the send-side estimate (transport-wide feedback when negotiated, else report blocks),
+/// within the cap and, with one layer sent, the other side's REMB; a simulcast layer left off by the estimate is
+/// probed for. PLI and FIR ask for a key frame; NACKs are answered over RTX (the packet again without it).
 ///
 /// Costs per sent picture: one encode per layer (about 1-4 ms at 320x180-640x360) and one array per packet.
-/// Threading: not thread-safe; the session's event loop owns it.
-final class VideoSendStream {
-    typealias SendConfiguration = SessionVideoCore.SendConfiguration
-    typealias SimulcastStream = SessionVideoCore.SimulcastStream
+/// Threading: not thread-safe; one event loop owns it (the session's, or the peer's).
+public final class VideoSendStream {
+    /// The cap without simulcast when the configuration sets none, bit/s.
+    public static let defaultMaximumBitrate = 1_400_000
+    /// The estimator's ceiling with simulcast when the configuration sets no cap: the largest sum of layer caps (FHD
+    /// low + hi).
+    public static let defaultSimulcastMaximumBitrate = 2_500_000
+    /// Where the send-side estimate starts, bit/s.
+    public static let startBitrate = 600_000
+    /// The least the estimate goes down to, bit/s.
+    public static let minimumBitrate = 60_000
+    /// Least time between two probes of the simulcast uplink (see ``probeStarvedLayers(_:split:now:)``).
+    public static let probeInterval = TimeAmount.seconds(3)
+    /// Pictures faster than this are dropped before encoding.
+    public static let maximumFrameRate = 30
+    /// Screen content faster than this is dropped before encoding (Chime's browser client caps content at 15 fps).
+    public static let maximumContentFrameRate = 15
 
     private var sender: Sender?
     /// The next RTP sequence number of each SSRC this session has sent video from (camera and RTX), and the next
@@ -24,37 +37,53 @@ final class VideoSendStream {
     private var continuedSequenceNumbers: [UInt32: UInt16] = [:]
     private var continuedTransportSequenceNumber: UInt16 = 0
 
+    /// A stream that sends nothing until ``configure(_:)``.
+    public init() {}
+
     /// Whether the camera stream is configured to be sent.
-    var isSending: Bool { sender != nil }
+    public var isSending: Bool { sender != nil }
 
     /// How it is sent, while it is.
-    var configuration: SendConfiguration? { sender?.configuration }
+    public var configuration: VideoSendConfiguration? { sender?.configuration }
 
     /// The current target of the encoder, bit/s; nil while not sending.
-    var targetBitrate: Int? { sender?.targetBitrate }
+    public var targetBitrate: Int? { sender?.targetBitrate }
 
     /// Pictures encoded since sending started.
-    var framesEncoded: Int { sender?.framesEncoded ?? 0 }
+    public var framesEncoded: Int { sender?.framesEncoded ?? 0 }
 
     /// Media packets that left the pacer since sending started, over every layer (retransmissions and padding not
     /// counted).
-    var packetsSent: Int { sender?.layers.reduce(0) { $0 + Int($1.packetsSent) } ?? 0 }
+    public var packetsSent: Int { sender?.layers.reduce(0) { $0 + Int($1.packetsSent) } ?? 0 }
 
     /// Frames encoded per sent layer (one entry without simulcast; low, mid, hi with it).
-    var layerFramesEncoded: [Int] { sender?.layers.map(\.framesEncoded) ?? [] }
+    public var layerFramesEncoded: [Int] { sender?.layers.map(\.framesEncoded) ?? [] }
 
     /// The bitrate the split gave each sent layer for the latest picture, bit/s (0: not encoded).
-    var layerBitrates: [Int] { sender?.layers.map(\.allocated) ?? [] }
+    public var layerBitrates: [Int] { sender?.layers.map(\.allocated) ?? [] }
+
+    /// What the stream sent and was asked for since it started (zero while not sending).
+    public var statistics: Statistics {
+        guard let sender else { return Statistics() }
+        return Statistics(
+            framesCaptured: sender.framesCaptured, framesEncoded: sender.framesEncoded,
+            keyFramesEncoded: sender.keyFramesEncoded, framesDropped: sender.framesDropped,
+            packetsSent: sender.layers.reduce(0) { $0 + Int($1.packetsSent) },
+            bytesSent: sender.layers.reduce(0) { $0 + Int($1.octetsSent) },
+            nacksReceived: sender.nacksReceived, packetsNacked: sender.packetsNacked,
+            retransmissionsSent: sender.retransmissionsQueued, plisReceived: sender.plisReceived,
+            firsReceived: sender.firsReceived)
+    }
 
     /// When ``tick(now:)`` is next due: the pacer's next packet, or the open probe's next padding.
-    var nextDeadline: NIODeadline? {
+    public var nextDeadline: NIODeadline? {
         sender?.paced.nextDeadline
     }
 
     /// Applies a (re)negotiation: the stream to send (nil: stop sending). The same SSRCs and transport-cc extension
     /// keep the running stream (its layers' settings change in place); otherwise a new one starts, numbered on from
     /// any earlier stream on them.
-    func configure(_ send: SendConfiguration?) {
+    public func configure(_ send: VideoSendConfiguration?) {
         if let send {
             let ssrcs = Sender.streams(of: send).map(\.ssrc)
             if let sender, sender.layers.map(\.stream.ssrc) == ssrcs,
@@ -63,10 +92,10 @@ final class VideoSendStream {
             } else {
                 retireSender()
                 let ceiling = send.maximumBitrate > 0 ? send.maximumBitrate
-                    : send.simulcast.isEmpty ? SessionVideoCore.defaultMaximumBitrate : SessionVideoCore.defaultSimulcastMaximumBitrate
+                    : send.simulcast.isEmpty ? Self.defaultMaximumBitrate : Self.defaultSimulcastMaximumBitrate
                 let paced = PacedSender(
-                    estimator: .init(minimumBitrate: SessionVideoCore.minimumBitrate,
-                                     startBitrate: SessionVideoCore.startBitrate, maximumBitrate: ceiling),
+                    estimator: .init(minimumBitrate: Self.minimumBitrate,
+                                     startBitrate: Self.startBitrate, maximumBitrate: ceiling),
                     transportCCExtensionId: send.transportCCExtensionId,
                     firstTransportSequenceNumber: continuedTransportSequenceNumber)
                 let created = Sender(configuration: send, paced: paced)
@@ -111,7 +140,7 @@ final class VideoSendStream {
     /// gets bits is scaled (÷2, ÷4), encoded, packetised and queued in the pacer. All layers of one picture share its
     /// RTP timestamp. Pictures above ``maximumFrameRate`` (``maximumContentFrameRate`` for screen content) and
     /// pictures while not sending are dropped.
-    func send(_ image: I420Image, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
+    public func send(_ image: I420Image, timestampNanoseconds: Int64, now: NIODeadline) -> [VideoStreamEffect] {
         guard let sender else { return [] }
         guard let timestamp = Self.admit(capturedAt: timestampNanoseconds, sender: sender) else { return [] }
         let target = sender.targetBitrate
@@ -151,7 +180,7 @@ final class VideoSendStream {
     /// queued in the pacer as an encoded picture is, on the one stream of a sender without simulcast (a simulcast
     /// sender takes only pictures it scales itself: nothing is sent). Key frames cannot be made on request, so a PLI
     /// waits for the source's next one. Frames above the frame-rate cap are dropped as pictures are.
-    func send(encoded frame: EncodedVideoFrame, timestampNanoseconds: Int64, now: NIODeadline) -> [SessionMediaEffect] {
+    public func send(encoded frame: EncodedVideoFrame, timestampNanoseconds: Int64, now: NIODeadline) -> [VideoStreamEffect] {
         guard let sender, !sender.isSimulcast, let layer = sender.layers.first else { return [] }
         guard let timestamp = Self.admit(capturedAt: timestampNanoseconds, sender: sender) else { return [] }
         layer.allocated = sender.targetBitrate
@@ -161,12 +190,12 @@ final class VideoSendStream {
     }
 
     /// Counts a picture captured at `timestampNanoseconds` and returns its RTP timestamp, or nil when it comes too
-    /// soon after the last one sent (above ``SessionVideoCore/maximumFrameRate``, or
-    /// ``SessionVideoCore/maximumContentFrameRate`` for screen content). The timestamp runs at 90 kHz from the first
+    /// soon after the last one sent (above ``maximumFrameRate``, or
+    /// ``maximumContentFrameRate`` for screen content). The timestamp runs at 90 kHz from the first
     /// capture and is never the previous frame's (the receiver would merge two frames).
     private static func admit(capturedAt timestampNanoseconds: Int64, sender: Sender) -> UInt32? {
         sender.framesCaptured += 1
-        let rate = sender.configuration.screenContent ? SessionVideoCore.maximumContentFrameRate : SessionVideoCore.maximumFrameRate
+        let rate = sender.configuration.screenContent ? Self.maximumContentFrameRate : Self.maximumFrameRate
         if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(rate) - 2_000_000 {
             return nil
         }
@@ -201,18 +230,18 @@ final class VideoSendStream {
         let possible = SimulcastUplinkPolicy.allocate(cap, to: sender.layers.map(\.stream.setting))
         guard zip(split, possible).contains(where: { $0 == 0 && $1 > 0 }) else { return }
         sender.paced.startProbe(bitrate: cap, now: now)
-        sender.nextProbeAt = now + SessionVideoCore.probeInterval
+        sender.nextProbeAt = now + Self.probeInterval
     }
 
     /// The padding the open probe wants now (RTX padding on the lowest layer sent, each packet with its transport-wide
     /// sequence number, past the pacer: the probe is the burst), and when to look again (none once its window closed).
-    private func probePadding(now: NIODeadline) -> [SessionMediaEffect] {
+    private func probePadding(now: NIODeadline) -> [VideoStreamEffect] {
         guard let sender, let due = sender.paced.nextProbePadding, due <= now else { return [] }
         guard let layer = sender.layers.first(where: { $0.rtx != nil && $0.allocated > 0 }) else {
             sender.paced.stopProbePadding()
             return []
         }
-        var effects: [SessionMediaEffect] = []
+        var effects: [VideoStreamEffect] = []
         sender.paced.sendProbePadding(from: &layer.rtx!, mediaPayloadType: sender.configuration.payloadType,
                                       timestamp: layer.lastTimestamp ?? 0, now: now) { effects.append(.sendRTP($0)) }
         return effects
@@ -228,7 +257,10 @@ final class VideoSendStream {
             return false
         }
         guard let encoded = try? layer.encoder?.encode(image, timestamp: timestamp, forceKeyframe: layer.keyFrameRequested)
-        else { return false }
+        else {
+            sender.framesDropped += 1
+            return false
+        }
         queue(encoded, on: layer, timestamp: timestamp, sender: sender)
         return true
     }
@@ -240,7 +272,10 @@ final class VideoSendStream {
         layer.framesEncoded += 1
         layer.width = encoded.width
         layer.height = encoded.height
-        if encoded.isKeyframe { layer.keyFrameRequested = false }
+        if encoded.isKeyframe {
+            layer.keyFrameRequested = false
+            sender.keyFramesEncoded += 1
+        }
         let payloads = layer.packetizer.payloads(for: encoded.bytes[...])
         var extensions: [(id: UInt8, value: [UInt8])] = sender.configuration.transportCCExtensionId.map { [($0, [0, 0])] } ?? []
         if sender.isSimulcast, let id = sender.configuration.ridExtensionId {
@@ -270,16 +305,16 @@ final class VideoSendStream {
         }
         layer.encoder = try VP8Encoder(configuration: .init(
             width: image.width, height: image.height, bitrate: bitrate,
-            maxFrameRate: sender.configuration.screenContent ? SessionVideoCore.maximumContentFrameRate : SessionVideoCore.maximumFrameRate,
+            maxFrameRate: sender.configuration.screenContent ? Self.maximumContentFrameRate : Self.maximumFrameRate,
             content: sender.configuration.screenContent ? .screen : .camera))
         layer.encoderBitrate = bitrate
         layer.keyFrameRequested = true
     }
 
     /// Sends what the pacer lets go now: each packet gets its transport-wide sequence number as it leaves.
-    private func pace(now: NIODeadline) -> [SessionMediaEffect] {
+    private func pace(now: NIODeadline) -> [VideoStreamEffect] {
         guard let sender else { return [] }
-        var effects: [SessionMediaEffect] = []
+        var effects: [VideoStreamEffect] = []
         sender.paced.send(now: now) { bytes in
             guard let header = try? RTPHeader(reading: bytes) else { return }
             if let layer = sender.layer(ssrc: header.ssrc), header.ssrc == layer.stream.ssrc {
@@ -310,9 +345,9 @@ final class VideoSendStream {
 
     /// RTCP from the server about the camera stream: PLI, FIR, NACK, transport-wide feedback, REMB and report blocks;
     /// returns what the pacer lets go after it.
-    func received(rtcp packets: [RTCPPacket], now: NIODeadline) -> [SessionMediaEffect] {
+    public func received(rtcp packets: [RTCPPacket], now: NIODeadline) -> [VideoStreamEffect] {
         guard let sender else { return [] }
-        var effects: [SessionMediaEffect] = []
+        var effects: [VideoStreamEffect] = []
         for packet in packets {
             switch packet {
             case .pictureLossIndication(_, let ssrc):
@@ -328,9 +363,11 @@ final class VideoSendStream {
             case .nack(_, let ssrc, let lost):
                 guard let layer = sender.layer(ssrc: ssrc) else { continue }
                 sender.nacksReceived += 1
+                sender.packetsNacked += lost.count
                 for sequence in lost {
                     guard let original = layer.history.packet(sequenceNumber: sequence, now: now),
                           let repair = repair(original, layer: layer, sender: sender) else { continue }
+                    sender.retransmissionsQueued += 1
                     sender.paced.enqueue(repair, priority: .retransmission)
                 }
             case .transportFeedback(let feedback):
@@ -359,11 +396,11 @@ final class VideoSendStream {
     }
 
     /// What the pacer and an open probe send now.
-    func tick(now: NIODeadline) -> [SessionMediaEffect] { pace(now: now) + probePadding(now: now) }
+    public func tick(now: NIODeadline) -> [VideoStreamEffect] { pace(now: now) + probePadding(now: now) }
 
     /// One sender report per layer that sent, all on the pictures' shared timestamp (the server aligns layers with
     /// them when it switches a receiver between layers).
-    func senderReports(now: NIODeadline) -> [RTCPPacket] {
+    public func senderReports(now: NIODeadline) -> [RTCPPacket] {
         var packets: [RTCPPacket] = []
         for layer in sender?.layers ?? [] {
             guard let timestamp = sender?.lastTimestamp, layer.lastTimestamp != nil else { continue }
@@ -375,9 +412,20 @@ final class VideoSendStream {
         return packets
     }
 
+    /// This stream's sender reports, a receiver report from `reportSSRC` with `blocks` (about received streams) and
+    /// the CNAME (of the sent stream, else of `reportSSRC`), in one compound; nil when there is nothing to report.
+    public func reportCompound(blocks: [RTCPPacket.ReportBlock], reportSSRC: UInt32, now: NIODeadline) -> [UInt8]? {
+        var packets = senderReports(now: now)
+        if !blocks.isEmpty { packets.append(.receiverReport(ssrc: reportSSRC, reports: blocks)) }
+        guard !packets.isEmpty else { return nil }
+        packets.append(.sourceDescription(chunks: [.init(ssrc: configuration?.ssrc ?? reportSSRC,
+                                                         items: [.cname(configuration?.cname ?? "carillon")])]))
+        return packets.flatMap { $0.serialized() }
+    }
+
     /// The send metrics of the last `seconds` (since the previous call), and the counters for the next.
-    func measure(seconds: Double, roundTrip: TimeAmount) -> VideoClientMetrics.Send? {
-        var send: VideoClientMetrics.Send?
+    public func measure(seconds: Double, roundTrip: TimeAmount) -> VideoSendMetrics? {
+        var send: VideoSendMetrics?
         if let sender {
             let before = sender.reported
             let packetsSent = sender.layers.reduce(UInt32(0)) { $0 &+ $1.packetsSent }
@@ -385,7 +433,7 @@ final class VideoSendStream {
             // The largest layer sent stands for the camera; loss and jitter of the lowest.
             let top = sender.layers.last { $0.allocated > 0 } ?? sender.layers[0]
             let lastReport = (sender.layers.first { $0.allocated > 0 } ?? sender.layers[0]).lastReport
-            send = VideoClientMetrics.Send(
+            send = VideoSendMetrics(
                 streamId: sender.configuration.streamId,
                 bitrate: Double(octetsSent &- before.octets) * 8 / seconds,
                 packetsPerSecond: Double(packetsSent &- before.packets) / seconds,

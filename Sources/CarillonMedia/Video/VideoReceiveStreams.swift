@@ -1,19 +1,21 @@
 import CarillonCodecs
-import CarillonMedia
 import CarillonRTC
 import NIOCore
 
-/// The remote video streams a client session receives (sans-IO), the receiving half of ``SessionVideoCore``: per
-/// receive m-line (``SessionVideoCore/ReceiveTrack``), RTX unwrapped, reception statistics, NACKs for gaps and
+/// The VP8 streams received on one transport (sans-IO): a client session's remote videos (the receiving half of its
+/// video core) or `carillon peer`'s. Per receive m-line (``VideoReceiveTrack``), RTX unwrapped, reception statistics, NACKs for gaps and
 /// ``VP8FrameAssembler`` frames in order; PLI when the assembler waits too long or a decoder needs a key frame;
 /// transport-wide feedback about every video packet when negotiated (the server's downlink estimate). Only videos
 /// somebody looks at are decoded (``setDecoded(_:videoId:now:)``); the others are assembled and counted, and
-/// announced (``SessionMediaEffect/remoteVideoArrived``) so their tiles exist. A track that goes away ends its video.
+/// announced (``VideoStreamEffect/remoteVideoArrived``) so their tiles exist. A track that goes away ends its video.
 ///
 /// Costs per received frame: one assembly, and for a decoded video one decode (about 1 ms at 360p) and one picture.
-/// Threading: not thread-safe; the session's event loop owns it.
-final class VideoReceiveStreams {
-    typealias ReceiveTrack = SessionVideoCore.ReceiveTrack
+/// Threading: not thread-safe; one event loop owns it (the session's, or the peer's).
+public final class VideoReceiveStreams {
+    /// How often missing packets are looked at for a NACK.
+    public static let feedbackInterval = TimeAmount.milliseconds(10)
+    /// The least time between two key-frame requests for a decoder that needs one.
+    public static let decoderKeyFrameInterval = TimeAmount.milliseconds(500)
 
     /// A receiver's counters at a metrics report.
     private struct ReceiveCounters {
@@ -25,9 +27,9 @@ final class VideoReceiveStreams {
         var block: RTCPPacket.ReportBlock?
     }
 
-    /// One received stream's state; a class for the same reason as ``Sender`` (the assembler's buffer is per packet).
+    /// One received stream's state; a class so the per-packet path mutates it in place (the assembler's buffer).
     private final class Receiver {
-        var track: ReceiveTrack
+        var track: VideoReceiveTrack
         /// A stall of 200 ms (two or three NACK rounds) asks for a key frame.
         var assembler = VP8FrameAssembler(configuration: .init(keyFrameRequestDelay: .milliseconds(200)))
         var decoder: VP8Decoder?
@@ -38,7 +40,7 @@ final class VideoReceiveStreams {
         var framesDecoded = 0
         /// Complete frames assembled, decoded or not.
         var framesReceived = 0
-        /// Whether frames are decoded (somebody looks at the video); see ``SessionVideoCore/setDecoded(_:videoId:now:)``.
+        /// Whether frames are decoded (somebody looks at the video); see ``setDecoded(_:videoId:now:)``.
         var decoding = false
         /// Frames are skipped until a key frame: decoding started after the stream did.
         var awaitingKeyFrame = false
@@ -47,11 +49,14 @@ final class VideoReceiveStreams {
         var bytesReceived = 0
         var packetsReceived = 0
         var nacksSent = 0
+        var packetsNacked = 0
         var plisSent = 0
+        var keyFramesDecoded = 0
+        var decodeErrors = 0
         var lastSize: (width: Int, height: Int) = (0, 0)
         var reported = ReceiveCounters()
 
-        init(track: ReceiveTrack) { self.track = track }
+        init(track: VideoReceiveTrack) { self.track = track }
 
         /// Takes over the counters and the size of `previous`, the same video on another SSRC, so its statistics
         /// and its tile continue (the stream state starts anew: the new downlink begins with a key frame).
@@ -61,7 +66,10 @@ final class VideoReceiveStreams {
             bytesReceived = previous.bytesReceived
             packetsReceived = previous.packetsReceived
             nacksSent = previous.nacksSent
+            packetsNacked = previous.packetsNacked
             plisSent = previous.plisSent
+            keyFramesDecoded = previous.keyFramesDecoded
+            decodeErrors = previous.decodeErrors
             lastSize = previous.lastSize
             reported = previous.reported
             announcePending = false
@@ -81,42 +89,60 @@ final class VideoReceiveStreams {
     private var reportSSRC: UInt32 = 0
     private var nextFeedback: NIODeadline?
 
+    /// Streams that receive nothing until ``configure(_:reportSSRC:now:)``.
+    public init() {}
+
+    /// Transport-wide feedback messages sent so far.
+    public private(set) var transportFeedbackSent = 0
+
     /// Whether no stream is received.
-    var isEmpty: Bool { receivers.isEmpty }
+    public var isEmpty: Bool { receivers.isEmpty }
 
     /// Frames decoded per received video id.
-    var framesDecoded: [Int: Int] { Dictionary(uniqueKeysWithValues: receivers.values.map { ($0.track.videoId, $0.framesDecoded) }) }
+    public var framesDecoded: [Int: Int] { Dictionary(uniqueKeysWithValues: receivers.values.map { ($0.track.videoId, $0.framesDecoded) }) }
 
     /// The frame assembly counters per received video id (skipped frames, key-frame requests).
-    var assemblyStatistics: [Int: VP8FrameAssembler.Statistics] {
+    public var assemblyStatistics: [Int: VP8FrameAssembler.Statistics] {
         Dictionary(uniqueKeysWithValues: receivers.values.map { ($0.track.videoId, $0.assembler.statistics) })
     }
 
-    /// What each received video got so far, by video id.
-    var statistics: [RemoteVideoStatistics] {
-        receivers.values.map {
-            RemoteVideoStatistics(videoId: $0.track.videoId, attendeeId: $0.track.attendeeId,
-                                  bytesReceived: $0.bytesReceived, framesReceived: $0.framesReceived,
-                                  framesDecoded: $0.framesDecoded, width: $0.lastSize.width, height: $0.lastSize.height,
-                                  packetsReceived: $0.packetsReceived)
+    /// What each received stream got so far, by video id.
+    public var statistics: [Statistics] {
+        receivers.map { ssrc, receiver in
+            Statistics(videoId: receiver.track.videoId, attendeeId: receiver.track.attendeeId,
+                       streamId: receiver.track.streamId, ssrc: ssrc, bytesReceived: receiver.bytesReceived,
+                       packetsReceived: receiver.packetsReceived, framesReceived: receiver.framesReceived,
+                       framesDecoded: receiver.framesDecoded, keyFramesDecoded: receiver.keyFramesDecoded,
+                       decodeErrors: receiver.decodeErrors, nacksSent: receiver.nacksSent,
+                       packetsNacked: receiver.packetsNacked, keyFrameRequests: receiver.plisSent,
+                       width: receiver.lastSize.width, height: receiver.lastSize.height,
+                       assembly: receiver.assembler.statistics)
         }.sorted { $0.videoId < $1.videoId }
     }
 
+    /// The sequence numbers of stream `ssrc` still awaited (missing, NACKed or about to be) and, among them, those
+    /// no NACK has asked for yet (still within the NACK delay); empty for an unknown stream. For accounting of
+    /// deliberate loss (`carillon peer --video-drop-every`).
+    public func awaitedSequenceNumbers(ssrc: UInt32) -> (missing: [UInt16], unrequested: [UInt16]) {
+        guard let nack = receivers[ssrc]?.nack else { return ([], []) }
+        return (nack.missingSequenceNumbers, nack.unrequested)
+    }
+
     /// When ``tick(now:roundTrip:)`` is next due. Read after every packet, so it is folded without a list.
-    var nextDeadline: NIODeadline? {
+    public var nextDeadline: NIODeadline? {
         var earliest = nextFeedback.earlier(transportFeedback?.nextDeadline)
         for receiver in receivers.values { earliest = earliest.earlier(receiver.assembler.nextDeadline) }
         return earliest
     }
 
     /// Whether `ssrc` is one of the received video streams (or their RTX).
-    func receives(ssrc: UInt32) -> Bool { receivers[ssrc] != nil || rtxToMedia[ssrc] != nil }
+    public func receives(ssrc: UInt32) -> Bool { receivers[ssrc] != nil || rtxToMedia[ssrc] != nil }
 
     /// Applies a (re)negotiation: the tracks received, their feedback sent from `reportSSRC`. Tracks that went away
     /// end their video; tracks kept (same SSRC) keep their state; a video moved to another SSRC continues there.
-    func configure(_ tracks: [ReceiveTrack], reportSSRC: UInt32, now: NIODeadline) -> [SessionMediaEffect] {
+    public func configure(_ tracks: [VideoReceiveTrack], reportSSRC: UInt32, now: NIODeadline) -> [VideoStreamEffect] {
         self.reportSSRC = reportSSRC
-        var effects: [SessionMediaEffect] = []
+        var effects: [VideoStreamEffect] = []
         let wanted = Dictionary(tracks.map { ($0.ssrc, $0) }, uniquingKeysWith: { first, _ in first })
         let wantedVideos = Set(tracks.map(\.videoId))
         // A track of the same video on the same SSRC keeps its receiver (another layer of the source); one that moved
@@ -127,7 +153,7 @@ final class VideoReceiveStreams {
             if wantedVideos.contains(receiver.track.videoId) {
                 moved[receiver.track.videoId] = receiver
             } else {
-                effects.append(.remoteVideoFrame(nil, timestampNanoseconds: now.uptimeNanoseconds.toInt64,
+                effects.append(.remoteVideoFrame(nil, timestampNanoseconds: Int64(truncatingIfNeeded: now.uptimeNanoseconds),
                                                  videoId: receiver.track.videoId, attendeeId: receiver.track.attendeeId))
             }
         }
@@ -160,7 +186,7 @@ final class VideoReceiveStreams {
 
     /// The server's list of streams stopped at their sender (INDEX `paused_at_source_ids`): each received stream
     /// newly in it is reported paused; one that left it resumes with its next frame.
-    func setPausedAtSource(_ streamIds: Set<UInt32>) -> [SessionMediaEffect] {
+    public func setPausedAtSource(_ streamIds: Set<UInt32>) -> [VideoStreamEffect] {
         let newlyPaused = streamIds.subtracting(pausedAtSource)
         pausedAtSource = streamIds
         let paused = receivers.values.filter { newlyPaused.contains($0.track.streamId) }
@@ -173,7 +199,7 @@ final class VideoReceiveStreams {
     /// Decodes remote video `videoId` (somebody looks at it) or stops decoding it (its decoder is released). A video
     /// that already delivered frames asks its sender for a key frame at once and skips frames until one arrives; one
     /// marked before its first frame just starts with the key frame every new downlink begins with.
-    func setDecoded(_ decoded: Bool, videoId: Int, now: NIODeadline) -> [SessionMediaEffect] {
+    public func setDecoded(_ decoded: Bool, videoId: Int, now: NIODeadline) -> [VideoStreamEffect] {
         if decoded { decodedVideoIds.insert(videoId) } else { decodedVideoIds.remove(videoId) }
         guard let (ssrc, receiver) = receivers.first(where: { $0.value.track.videoId == videoId }),
               receiver.decoding != decoded else { return [] }
@@ -196,7 +222,7 @@ final class VideoReceiveStreams {
     // MARK: Receiving
 
     /// A received RTP packet of one of the video tracks (after SRTP).
-    func received(rtp packet: RTPPacket, now: NIODeadline) -> [SessionMediaEffect] {
+    public func received(rtp packet: RTPPacket, now: NIODeadline) -> [VideoStreamEffect] {
         if let id = transportFeedbackExtensionId, let value = packet.extensionBytes(id: id),
            let sequence = RTPHeaderExtensionValue.transportSequenceNumber(value) {
             transportFeedback?.received(transportSequenceNumber: sequence, arrival: now)
@@ -215,11 +241,11 @@ final class VideoReceiveStreams {
         receiver.packetsReceived += 1
         receiver.nack.received(sequenceNumber: media.sequenceNumber, now: now)
         receiver.statistics.record(sequenceNumber: media.sequenceNumber, rtpTimestamp: media.timestamp, arrival: now)
-        var effects: [SessionMediaEffect] = []
+        var effects: [VideoStreamEffect] = []
         for frame in receiver.assembler.insert(sequenceNumber: media.sequenceNumber, timestamp: media.timestamp,
                                                marker: media.marker, payload: media.payload, now: now) {
             receiver.framesReceived += 1
-            let arrival = frame.firstArrival.uptimeNanoseconds.toInt64
+            let arrival = Int64(truncatingIfNeeded: frame.firstArrival.uptimeNanoseconds)
             guard receiver.decoding else {
                 if let size = frame.keyFrameSize {
                     receiver.needsKeyFrame = false
@@ -251,24 +277,26 @@ final class VideoReceiveStreams {
                 receiver.needsKeyFrame = false
                 receiver.announcePending = false
                 receiver.framesDecoded += 1
+                if frame.keyFrameSize != nil { receiver.keyFramesDecoded += 1 }
                 receiver.lastSize = (image.width, image.height)
                 effects.append(.remoteVideoFrame(image, timestampNanoseconds: arrival,
                                                  videoId: receiver.track.videoId, attendeeId: receiver.track.attendeeId))
             } catch {
+                receiver.decodeErrors += 1
                 receiver.needsKeyFrame = true
             }
         }
-        if receiver.needsKeyFrame, receiver.lastKeyFrameRequest.map({ now - $0 >= SessionVideoCore.decoderKeyFrameInterval }) ?? true {
+        if receiver.needsKeyFrame, receiver.lastKeyFrameRequest.map({ now - $0 >= Self.decoderKeyFrameInterval }) ?? true {
             receiver.lastKeyFrameRequest = now
             receiver.plisSent += 1
             effects.append(.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc))))
         }
-        if receiver.nack.missingCount > 0, nextFeedback == nil { nextFeedback = now + SessionVideoCore.feedbackInterval }
+        if receiver.nack.missingCount > 0, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
         return effects
     }
 
     /// The server's sender reports about received streams, echoed in the next report blocks (for its round trip).
-    func received(rtcp packets: [RTCPPacket], now: NIODeadline) {
+    public func received(rtcp packets: [RTCPPacket], now: NIODeadline) {
         for case .senderReport(let ssrc, let ntp, _, _, _, _) in packets where receivers[ssrc] != nil {
             // Echoed in the next report block, so the server can measure its round trip.
             receivers[ssrc]?.statistics.senderReportReceived(ntpTimestamp: NTPTimestamp(ntp), arrival: now)
@@ -276,9 +304,10 @@ final class VideoReceiveStreams {
     }
 
     /// Transport-wide feedback, NACKs (repeated once per `roundTrip`) and key-frame requests due at `now`.
-    func tick(now: NIODeadline, roundTrip: TimeAmount) -> [SessionMediaEffect] {
-        var effects: [SessionMediaEffect] = []
+    public func tick(now: NIODeadline, roundTrip: TimeAmount) -> [VideoStreamEffect] {
+        var effects: [VideoStreamEffect] = []
         if let due = transportFeedback?.nextDeadline, now >= due, let messages = transportFeedback?.poll(now: now) {
+            transportFeedbackSent += messages.count
             for message in messages { effects.append(.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .transportFeedback(message)))) }
         }
         if let due = nextFeedback, now >= due {
@@ -288,12 +317,13 @@ final class VideoReceiveStreams {
                 let missing = receiver.nack.due(now: now, roundTrip: roundTrip)
                 if !missing.isEmpty {
                     receiver.nacksSent += 1
+                    receiver.packetsNacked += missing.count
                     effects.append(.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .nack(senderSSRC: reportSSRC, mediaSSRC: ssrc,
                                                                              lost: missing))))
                 }
                 pending = pending || receiver.nack.missingCount > 0
             }
-            nextFeedback = pending ? now + SessionVideoCore.feedbackInterval : nil
+            nextFeedback = pending ? now + Self.feedbackInterval : nil
         }
         for ssrc in receivers.keys.sorted() where receivers[ssrc]?.assembler.keyFrameRequestDue(now: now) == true {
             receivers[ssrc]?.lastKeyFrameRequest = now
@@ -304,7 +334,7 @@ final class VideoReceiveStreams {
     }
 
     /// The report block about every received stream, by SSRC.
-    func reportBlocks(now: NIODeadline) -> [UInt32: RTCPPacket.ReportBlock] {
+    public func reportBlocks(now: NIODeadline) -> [UInt32: RTCPPacket.ReportBlock] {
         var blocks: [UInt32: RTCPPacket.ReportBlock] = [:]
         for ssrc in receivers.keys.sorted() {
             if let block = receivers[ssrc]?.statistics.reportBlock(ssrc: ssrc, now: now) { blocks[ssrc] = block }
@@ -314,8 +344,8 @@ final class VideoReceiveStreams {
 
     /// The receive metrics of the last `seconds` (since the previous call) with the report `blocks` just made, and
     /// the counters for the next.
-    func measure(_ blocks: [UInt32: RTCPPacket.ReportBlock], seconds: Double) -> [VideoClientMetrics.Receive] {
-        var receive: [VideoClientMetrics.Receive] = []
+    public func measure(_ blocks: [UInt32: RTCPPacket.ReportBlock], seconds: Double) -> [VideoReceiveMetrics] {
+        var receive: [VideoReceiveMetrics] = []
         for ssrc in receivers.keys.sorted() {
             guard let receiver = receivers[ssrc] else { continue }
             let before = receiver.reported
@@ -331,7 +361,7 @@ final class VideoReceiveStreams {
                     lost = Int(block.cumulativeLost)
                 }
             }
-            receive.append(VideoClientMetrics.Receive(
+            receive.append(VideoReceiveMetrics(
                 streamId: receiver.track.streamId,
                 bitrate: Double(receiver.bytesReceived - before.bytes) * 8 / seconds,
                 packetsPerSecond: Double(receiver.packetsReceived - before.packets) / seconds,

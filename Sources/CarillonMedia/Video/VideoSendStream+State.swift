@@ -1,5 +1,4 @@
 import CarillonCodecs
-import CarillonMedia
 import CarillonRTC
 import NIOCore
 
@@ -7,7 +6,7 @@ extension VideoSendStream {
     /// One encoded stream of the camera (the only one without simulcast, else one per layer); a class so the
     /// per-packet paths mutate it in place (its history is large).
     final class SendLayer {
-        var stream: SimulcastStream
+        var stream: VideoSimulcastStream
         var encoder: VP8Encoder?
         var packetizer = VP8Packetizer()
         var sequenceNumber = UInt16.random(in: .min ... .max)
@@ -27,13 +26,13 @@ extension VideoSendStream {
         /// The server's newest report block about this layer.
         var lastReport: RTCPPacket.ReportBlock?
 
-        init(stream: SimulcastStream) { self.stream = stream }
+        init(stream: VideoSimulcastStream) { self.stream = stream }
     }
 
     /// The sending state; a class so the per-packet and per-frame paths mutate it in place (a struct taken out of
     /// its optional would copy the layers' histories on every write).
     final class Sender {
-        var configuration: SendConfiguration
+        var configuration: VideoSendConfiguration
         /// One layer without simulcast; with it, low, mid, hi.
         var layers: [SendLayer]
         var firstCapture: Int64?
@@ -52,27 +51,32 @@ extension VideoSendStream {
         var nacksReceived = 0
         var plisReceived = 0
         var firsReceived = 0
+        var keyFramesEncoded = 0
+        /// Layer pictures rate control or the encoder left out.
+        var framesDropped = 0
+        var packetsNacked = 0
+        var retransmissionsQueued = 0
         /// The counters at the previous metrics report.
         var reported = SendCounters()
 
-        init(configuration: SendConfiguration, paced: PacedSender) {
+        init(configuration: VideoSendConfiguration, paced: PacedSender) {
             self.configuration = configuration
             self.paced = paced
             layers = Sender.streams(of: configuration).map(SendLayer.init)
         }
 
         /// The streams a configuration sends: its simulcast layers, or one unscaled stream on its SSRC.
-        static func streams(of configuration: SendConfiguration) -> [SimulcastStream] {
+        static func streams(of configuration: VideoSendConfiguration) -> [VideoSimulcastStream] {
             guard configuration.simulcast.isEmpty else { return configuration.simulcast }
-            let cap = configuration.maximumBitrate > 0 ? configuration.maximumBitrate : SessionVideoCore.defaultMaximumBitrate
-            return [SimulcastStream(setting: SimulcastLayerSetting(rid: "", scaleDown: 1, maxBitrateKbps: UInt32(cap / 1_000)),
+            let cap = configuration.maximumBitrate > 0 ? configuration.maximumBitrate : VideoSendStream.defaultMaximumBitrate
+            return [VideoSimulcastStream(setting: SimulcastLayerSetting(rid: "", scaleDown: 1, maxBitrateKbps: UInt32(cap / 1_000)),
                                     ssrc: configuration.ssrc, rtxSSRC: configuration.rtxSSRC)]
         }
 
         var isSimulcast: Bool { !configuration.simulcast.isEmpty }
 
         /// Takes a new configuration with the same SSRCs: the layers' settings change in place.
-        func update(_ configuration: SendConfiguration) {
+        func update(_ configuration: VideoSendConfiguration) {
             self.configuration = configuration
             for (layer, stream) in zip(layers, Sender.streams(of: configuration)) {
                 if !layer.stream.setting.isActive, stream.setting.isActive { layer.keyFrameRequested = true }
@@ -91,7 +95,7 @@ extension VideoSendStream {
         /// The most the camera may use whatever the estimate, bit/s: the app's cap (with simulcast, also the sum of
         /// the active layers' caps).
         var capBitrate: Int {
-            let cap = configuration.maximumBitrate > 0 ? configuration.maximumBitrate : SessionVideoCore.defaultMaximumBitrate
+            let cap = configuration.maximumBitrate > 0 ? configuration.maximumBitrate : VideoSendStream.defaultMaximumBitrate
             guard isSimulcast else { return cap }
             let layersCap = layers.reduce(0) { $0 + Int($1.stream.setting.maxBitrateKbps) * 1_000 }
             return configuration.maximumBitrate > 0 ? min(configuration.maximumBitrate, layersCap) : layersCap
@@ -101,7 +105,7 @@ extension VideoSendStream {
         /// server's REMB.
         var targetBitrate: Int {
             let remote = sendsOneLayer ? remoteEstimate ?? .max : .max
-            return max(SessionVideoCore.minimumBitrate, min(capBitrate, paced.estimator.targetBitrate, remote))
+            return max(VideoSendStream.minimumBitrate, min(capBitrate, paced.estimator.targetBitrate, remote))
         }
     }
 

@@ -2,26 +2,36 @@
 /// bitrate cap (0: the layer is off) and the size it has for the current source.
 ///
 /// A value; no threading concerns.
-struct SimulcastLayerSetting: Sendable, Equatable {
+public struct SimulcastLayerSetting: Sendable, Equatable {
     /// `low`, `mid` or `hi` (`a=rid`, the `rtp-stream-id` extension).
-    var rid: String
+    public var rid: String
     /// The source's width and height are divided by this (1, 2 or 4).
-    var scaleDown: Int
+    public var scaleDown: Int
     /// The layer's cap in kbps; 0 when the layer is off (SUBSCRIBE `max_bitrate_kbps = 0`).
-    var maxBitrateKbps: UInt32
+    public var maxBitrateKbps: UInt32
     /// The encoded width for the current source; 0 while the source's size is unknown.
-    var width = 0
+    public var width = 0
     /// The encoded height for the current source; 0 while the source's size is unknown.
-    var height = 0
+    public var height = 0
+
+    /// A layer `rid` scaling the source down by `scaleDown` with a cap of `maxBitrateKbps` (0: off), of size
+    /// `width`×`height` (0 while unknown).
+    public init(rid: String, scaleDown: Int, maxBitrateKbps: UInt32, width: Int = 0, height: Int = 0) {
+        self.rid = rid
+        self.scaleDown = scaleDown
+        self.maxBitrateKbps = maxBitrateKbps
+        self.width = width
+        self.height = height
+    }
 
     /// Whether the layer is sent.
-    var isActive: Bool { maxBitrateKbps > 0 }
+    public var isActive: Bool { maxBitrateKbps > 0 }
 
     /// The least bitrate the layer is worth sending at, bit/s: 30 kbps for the lowest layer sent, else 150 kbps
     /// (libwebrtc's minimum for a 640×360 layer). libwebrtc asks more of larger layers and probes the link to get
     /// there; Carillon does not probe, and the estimate grows only to 1.5× what is sent, so an upper layer starts
     /// small and grows with the estimate.
-    func minimumBitrate(lowest: Bool) -> Int {
+    public func minimumBitrate(lowest: Bool) -> Int {
         lowest ? SimulcastUplinkPolicy.lowestLayerMinimumBitrate : SimulcastUplinkPolicy.upperLayerMinimumBitrate
     }
 }
