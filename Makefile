@@ -1,9 +1,10 @@
 # Carillon: every set-up step lives here, so a fresh Debian 12 machine with Swift 6.3 needs nothing else.
 SHELL := /bin/bash
 # What building and running Carillon needs (the demo installs only these), and what the tests add: peers and tools
-# the interop tests drive (Chromium, Janus, nginx, Xvfb, iproute2, openssl) and protoc for the generated-code check.
+# the interop tests drive (Chromium, Janus, nginx, Xvfb, iproute2, openssl), protoc for the generated-code check, and
+# ffmpeg's ffprobe as the oracle that decodes the WebM files Carillon writes (a test tool only, never the product's).
 BUILD_PACKAGES := libssl-dev libsrtp2-dev libopus-dev libvpx-dev libyuv-dev linux-libc-dev libasound2-dev libwebrtc-audio-processing-dev libsqlite3-dev pkg-config libxcb1-dev libxcb-shm0-dev
-TEST_PACKAGES := protobuf-compiler chromium iproute2 nginx-light openssl xvfb janus
+TEST_PACKAGES := protobuf-compiler chromium iproute2 nginx-light openssl xvfb janus ffmpeg
 VENV := .venv
 PYTHON_PACKAGES := boto3 pytest requests aiortc==1.16.0 websockets protobuf prometheus_client pystoi==0.4.1
 SWIFT_BUILD_FLAGS ?=
@@ -68,13 +69,17 @@ test-swift: test-apt-deps rnnoise
 	swift test $(SWIFT_BUILD_FLAGS) --skip-build --filter EndToEndTests --no-parallel
 
 ## Builds Examples/Bot: a package of its own that depends on Carillon by path, as an app outside this repository would.
-## Once after a Carillon source file was added, moved or removed, SwiftPM's cached plan for the path dependency still
-## names the old files ("missing inputs") and the build fails; the build after it replans. So one retry: a real error
-## fails both times.
+## SwiftPM plans a path dependency's files once and does not notice a Carillon source file added, moved or removed (the
+## build then fails with "missing inputs" or compiles without the new file); so when the list of Carillon's source
+## files changed since the bot's last build, its cached plan is removed and SwiftPM plans again (about 20 s).
+BOT_BUILD := Examples/Bot/.build
 example-bot: apt-deps
-	swift build $(SWIFT_BUILD_FLAGS) --package-path Examples/Bot || \
-		{ echo "example-bot: building again (SwiftPM replans a path dependency whose files changed)"; \
-		  swift build $(SWIFT_BUILD_FLAGS) --package-path Examples/Bot; }
+	@sources=$$(find Sources -type f | sort | md5sum); \
+	if [ "$$sources" != "$$(cat $(BOT_BUILD)/carillon-sources 2>/dev/null)" ]; then \
+		rm -f $(BOT_BUILD)/*.yaml $(BOT_BUILD)/*/*/description.json; \
+	fi
+	swift build $(SWIFT_BUILD_FLAGS) --package-path Examples/Bot
+	@find Sources -type f | sort | md5sum > $(BOT_BUILD)/carillon-sources
 
 test-interop: deps example-bot
 	swift build $(SWIFT_BUILD_FLAGS) --product carillon
