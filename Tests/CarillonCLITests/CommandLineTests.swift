@@ -19,4 +19,13 @@ struct CommandLineTests {
         #expect(try MeetingCommand.List.parse(["--json"]).json)
         #expect(try MeetingCommand.Delete.parse(["m-1", "--json"]).json)
     }
+
+    /// The four-meetings-at-once command of `BENCHMARKS.md` parses; a CPU list taskset would not take is refused.
+    @Test func theParallelVideoBenchParsesAndChecksItsCPUList() throws {
+        let bench = try BenchCommand.JanusVideo.parse(["--meetings", "10x10", "--parallel", "4", "--servers", "carillon",
+                                                       "--server-cpus", "0,1"])
+        #expect(bench.parallel == 4 && bench.serverCPUs == "0,1")
+        #expect(throws: (any Error).self) { try BenchCommand.JanusVideo.parse(["--server-cpus", "first"]) }
+        #expect(throws: (any Error).self) { try BenchCommand.JanusVideo.parse(["--parallel", "0"]) }
+    }
 }

@@ -19,6 +19,10 @@ extension BenchCommand {
         @Option(help: "Target bitrate of the Janus publishers' pre-encoded loop, kbit/s.") var kilobits = 600
         @Option(help: "Janus general.event_loops (the tuned configuration); without it Janus runs its defaults (one thread per handle).")
         var eventLoops: Int?
+        @Option(help: "Identical meetings run at once, each SENDERSxRECEIVERS (the server's CPU per forwarded stream counts them all).")
+        var parallel = 1
+        @Option(name: .customLong("server-cpus"), help: "Pin the server to these CPUs (a taskset list: 0, or 0,1).")
+        var serverCPUs: String?
         @Option(help: .hidden) var insideNamespace: String?
 
         func validate() throws {
@@ -32,6 +36,10 @@ extension BenchCommand {
                 throw ValidationError("--servers must name janus and/or carillon")
             }
             if let eventLoops, !(1...64).contains(eventLoops) { throw ValidationError("--event-loops must be 1...64") }
+            guard (1...8).contains(parallel) else { throw ValidationError("--parallel must be 1...8") }
+            if let serverCPUs, serverCPUs.isEmpty || !serverCPUs.allSatisfy({ $0.isNumber || $0 == "," || $0 == "-" }) {
+                throw ValidationError("--server-cpus must be a CPU list such as 0 or 0,1")
+            }
         }
 
         /// Parses `4x4,10x10`.
@@ -79,7 +87,7 @@ extension BenchCommand {
                 }
             }
             for meeting in Self.meetings(meetings) ?? [] {
-                let label = "\(meeting.senders) × \(meeting.receivers)"
+                let label = (parallel > 1 ? "\(parallel) × " : "") + "\(meeting.senders) × \(meeting.receivers)"
                 let janus = await attempt("janus", label) {
                     try await measureJanus(senders: meeting.senders, receivers: meeting.receivers, video: video, group: group)
                 }
@@ -97,33 +105,37 @@ extension BenchCommand {
             let server = try await JanusServer.start(address: BenchNamespace.serverAddress, interface: BenchNamespace.serverInterface,
                                                      eventLoops: eventLoops)
             defer { server.stop() }
+            try ServerPinning.pin(pid: server.pid, cpus: serverCPUs)
             let session = try await JanusSession.create(endpoint: server.endpoint)
             var bots: [WebRTCVideoBot] = []
             do {
-                let room = UInt64(2000 + senders * 100 + receivers)
-                let admin = try await session.attach(plugin: JanusAPI.videoRoom)
-                _ = try await session.message(handle: admin, body: JanusAPI.createVideoRoom(room, publishers: senders))
-                var publishers: [WebRTCVideoBot] = []
-                var feeds: [UInt64] = []
-                for index in 0..<senders {
-                    let (bot, feed) = try await JanusVideoJoin.publish(session: session, room: room, name: "sender-\(index)",
-                                                                       on: group.next())
-                    bots.append(bot)
-                    try await bot.waitUntilConnected()
-                    bot.startSending(video, payloadType: VideoSessionDescription.offeredPayloadType,
-                                     phase: .milliseconds(Int64(index * 66 / senders)))
-                    publishers.append(bot)
-                    feeds.append(feed)
+                var groups: [(publishers: [any VideoBenchPeer], subscribers: [any VideoBenchPeer])] = []
+                for copy in 0..<parallel {
+                    let room = UInt64(2000 + copy * 10_000 + senders * 100 + receivers)
+                    let admin = try await session.attach(plugin: JanusAPI.videoRoom)
+                    _ = try await session.message(handle: admin, body: JanusAPI.createVideoRoom(room, publishers: senders))
+                    var publishers: [WebRTCVideoBot] = []
+                    var feeds: [UInt64] = []
+                    for index in 0..<senders {
+                        let (bot, feed) = try await JanusVideoJoin.publish(session: session, room: room,
+                                                                           name: "sender-\(copy)-\(index)", on: group.next())
+                        bots.append(bot)
+                        try await bot.waitUntilConnected()
+                        bot.startSending(video, payloadType: VideoSessionDescription.offeredPayloadType,
+                                         phase: .milliseconds(Int64(index * 66 / senders)))
+                        publishers.append(bot)
+                        feeds.append(feed)
+                    }
+                    var subscribers: [WebRTCVideoBot] = []
+                    for _ in 0..<receivers {
+                        let bot = try await JanusVideoJoin.subscribe(session: session, room: room, feeds: feeds, on: group.next())
+                        bots.append(bot)
+                        try await bot.waitUntilConnected()
+                        subscribers.append(bot)
+                    }
+                    groups.append((publishers, subscribers))
                 }
-                var subscribers: [WebRTCVideoBot] = []
-                for _ in 0..<receivers {
-                    let bot = try await JanusVideoJoin.subscribe(session: session, room: room, feeds: feeds, on: group.next())
-                    bots.append(bot)
-                    try await bot.waitUntilConnected()
-                    subscribers.append(bot)
-                }
-                let result = try await Self.measure(publishers: publishers, subscribers: subscribers, serverPID: server.pid,
-                                                    seconds: seconds)
+                let result = try await Self.measure(meetings: groups, serverPID: server.pid, seconds: seconds)
                 for bot in bots { await bot.close() }
                 await session.close()
                 return result
@@ -140,40 +152,52 @@ extension BenchCommand {
                                      group: MultiThreadedEventLoopGroup) async throws -> VideoLoadResult {
             let child = try ChildServer.start(extraArguments: ["--host", BenchNamespace.serverAddress])
             defer { child.stop() }
-            let meeting = try await EmbeddedServer.createMeeting(client: child.client, externalId: "bench-janus-video")
+            try ServerPinning.pin(pid: child.pid, cpus: serverCPUs)
             let audio = try PreEncodedOpus(frequency: 440)
-            var publishers: [ChimeBot] = []
-            var subscribers: [ChimeBot] = []
+            var bots: [ChimeBot] = []
             do {
-                for index in 0..<senders {
-                    let bot = try await ChimeBot.join(client: child.client, meeting: meeting, name: "sender-\(index)",
-                                                      role: .init(sendsVideoKbps: UInt32(kilobits)), audio: audio, on: group.next())
-                    publishers.append(bot)
-                    try await bot.waitUntilStarted()
-                    bot.startSendingVideo(video, phase: .milliseconds(Int64(index * 66 / senders)))
+                var groups: [(publishers: [any VideoBenchPeer], subscribers: [any VideoBenchPeer])] = []
+                for copy in 0..<parallel {
+                    let meeting = try await EmbeddedServer.createMeeting(client: child.client,
+                                                                         externalId: "bench-janus-video-\(copy)")
+                    var publishers: [ChimeBot] = []
+                    var subscribers: [ChimeBot] = []
+                    for index in 0..<senders {
+                        let bot = try await ChimeBot.join(client: child.client, meeting: meeting, name: "sender-\(index)",
+                                                          role: .init(sendsVideoKbps: UInt32(kilobits)), audio: audio,
+                                                          on: group.next())
+                        bots.append(bot)
+                        publishers.append(bot)
+                        try await bot.waitUntilStarted()
+                        bot.startSendingVideo(video, phase: .milliseconds(Int64(index * 66 / senders)))
+                    }
+                    for index in 0..<receivers {
+                        let bot = try await ChimeBot.join(client: child.client, meeting: meeting, name: "receiver-\(index)",
+                                                          role: .init(receivesVideo: true), audio: audio, on: group.next())
+                        bots.append(bot)
+                        subscribers.append(bot)
+                        try await bot.waitUntilStarted()
+                    }
+                    groups.append((publishers, subscribers))
                 }
-                for index in 0..<receivers {
-                    let bot = try await ChimeBot.join(client: child.client, meeting: meeting, name: "receiver-\(index)",
-                                                      role: .init(receivesVideo: true), audio: audio, on: group.next())
-                    subscribers.append(bot)
-                    try await bot.waitUntilStarted()
-                }
-                let result = try await Self.measure(publishers: publishers, subscribers: subscribers, serverPID: child.pid,
-                                                    seconds: seconds)
-                for bot in publishers + subscribers { await bot.leave() }
+                let result = try await Self.measure(meetings: groups, serverPID: child.pid, seconds: seconds)
+                for bot in bots { await bot.leave() }
                 return result
             } catch {
-                for bot in publishers + subscribers { await bot.leave(timeout: .seconds(1)) }
+                for bot in bots { await bot.leave(timeout: .seconds(1)) }
                 throw error
             }
         }
 
-        /// Waits until every subscriber receives frames of every publisher, 2 s more, then measures for `seconds`:
-        /// the server's and this process's CPU, frames and packets per forwarded stream against what the publishers
-        /// sent (all send the same loop at the same rate, so each stream is held to the publishers' mean).
-        static func measure(publishers: [any VideoBenchPeer], subscribers: [any VideoBenchPeer], serverPID: Int32,
-                            seconds: Int) async throws -> VideoLoadResult {
-            let senders = publishers.count
+        /// Waits until every subscriber receives frames of every publisher of its meeting, 2 s more, then measures for
+        /// `seconds`: the server's and this process's CPU, frames and packets per forwarded stream against what the
+        /// publishers sent (all send the same loop at the same rate, so each stream is held to the publishers' mean).
+        /// The meetings are all the same size.
+        static func measure(meetings: [(publishers: [any VideoBenchPeer], subscribers: [any VideoBenchPeer])],
+                            serverPID: Int32, seconds: Int) async throws -> VideoLoadResult {
+            let senders = meetings.first?.publishers.count ?? 0
+            let publishers = meetings.flatMap(\.publishers)
+            let subscribers = meetings.flatMap(\.subscribers)
             func received() async -> [[Int: ReceivedVideoCounts]] {
                 var all: [[Int: ReceivedVideoCounts]] = []
                 for subscriber in subscribers { all.append(await subscriber.receivedStreams()) }
@@ -202,7 +226,7 @@ extension BenchCommand {
             let server = ((ProcessCPUTime.seconds(pid: serverPID) ?? 0) - serverStart) / wall
             let load = ((ProcessCPUTime.seconds() ?? 0) - selfStart) / wall
             let after = await received()
-            let sentPerStream = Double(await packetsSent() - sentBefore) / Double(max(1, senders))
+            let sentPerStream = Double(await packetsSent() - sentBefore) / Double(max(1, publishers.count))
 
             var rates: [Double] = []
             var deliveries: [Double] = []
@@ -219,7 +243,8 @@ extension BenchCommand {
                 rates += Array(repeating: 0, count: missing)
                 deliveries += Array(repeating: 0, count: missing)
             }
-            return VideoLoadResult(senders: senders, receivers: subscribers.count, serverCPU: server, loadCPU: load,
+            return VideoLoadResult(senders: senders, receivers: meetings.first?.subscribers.count ?? 0, meetings: meetings.count,
+                                   serverCPU: server, loadCPU: load,
                                    frameRates: rates.sorted(),
                                    kilobitsPerStream: kilobits.isEmpty ? 0 : kilobits.reduce(0, +) / Double(kilobits.count),
                                    packetDeliveries: deliveries.sorted())

@@ -10,6 +10,8 @@ struct VideoLoadResult: Sendable {
     let senders: Int
     /// Subscribers, each receiving every publisher.
     let receivers: Int
+    /// Identical meetings measured at once (1 but for `bench janus-video --parallel`).
+    var meetings = 1
     /// Server CPU, fraction of one core.
     let serverCPU: Double
     /// This process's CPU (the bots or SDK sessions), fraction of one core.
@@ -23,12 +25,13 @@ struct VideoLoadResult: Sendable {
     let packetDeliveries: [Double]?
 
     /// Forwarded streams.
-    var streams: Int { senders * receivers }
+    var streams: Int { meetings * senders * receivers }
 
     /// One line for the log.
     func line(server: String) -> String {
-        var text = String(format: "%@ %d × %d (%d forwarded streams): server %.1f %% of one core (%.2f %% per forwarded stream), frames per second per stream min %.1f median %.1f, %.0f kbit/s per stream, load generator %.1f %%",
-                          server, senders, receivers, streams, serverCPU * 100, serverCPU * 100 / Double(streams),
+        let size = meetings > 1 ? "\(meetings) × \(senders) × \(receivers)" : "\(senders) × \(receivers)"
+        var text = String(format: "%@ %@ (%d forwarded streams): server %.1f %% of one core (%.2f %% per forwarded stream), frames per second per stream min %.1f median %.1f, %.0f kbit/s per stream, load generator %.1f %%",
+                          server, size, streams, serverCPU * 100, serverCPU * 100 / Double(streams),
                           frameRates.first ?? 0, median(frameRates), kilobitsPerStream, loadCPU * 100)
         if let packetDeliveries {
             text += String(format: ", packets delivered worst %.1f %% median %.1f %%", (packetDeliveries.first ?? 0) * 100,
