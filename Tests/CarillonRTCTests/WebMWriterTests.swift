@@ -58,6 +58,45 @@ struct WebMWriterTests {
         let position = file[(found + entry.count)..<(found + entry.count + 8)].reduce(0) { $0 << 8 | Int($1) }
         let segmentDataStart = try #require((0..<100).first { Array(file[$0..<$0 + 4]) == [0x18, 0x53, 0x80, 0x67] }) + 12
         #expect(Array(file[(segmentDataStart + position)..<(segmentDataStart + position + 4)]) == [0x1C, 0x53, 0xBB, 0x6B])
+        // One cue point a second, each at a cluster that starts with that key frame.
+        let cues = Self.cuePoints(in: file, at: segmentDataStart + position)
+        #expect(cues.map(\.milliseconds) == [0, 1_000, 2_000])
+        for cue in cues {
+            let cluster = segmentDataStart + cue.clusterPosition
+            #expect(Array(file[cluster..<cluster + 4]) == [0x1F, 0x43, 0xB6, 0x75], "cue at \(cue.milliseconds) ms")
+        }
+    }
+
+    /// The (time, cluster position) of every CuePoint of the Cues element at `offset` (a reader of just that much
+    /// EBML, written for the test).
+    private static func cuePoints(in file: [UInt8], at offset: Int) -> [(milliseconds: Int, clusterPosition: Int)] {
+        func vint(_ at: Int, keepMarker: Bool) -> (value: Int, length: Int) {
+            let length = file[at].leadingZeroBitCount + 1
+            var value = keepMarker ? Int(file[at]) : Int(file[at] & (0xFF >> length))
+            for index in 1..<length { value = value << 8 | Int(file[at + index]) }
+            return (value, length)
+        }
+        func children(_ start: Int, _ end: Int) -> [(id: Int, body: Range<Int>)] {
+            var result: [(id: Int, body: Range<Int>)] = []
+            var at = start
+            while at < end {
+                let id = vint(at, keepMarker: true)
+                let size = vint(at + id.length, keepMarker: false)
+                let body = at + id.length + size.length
+                result.append((id.value, body..<body + size.value))
+                at = body + size.value
+            }
+            return result
+        }
+        func unsigned(_ range: Range<Int>) -> Int { file[range].reduce(0) { $0 << 8 | Int($1) } }
+        guard let cues = children(offset, file.count).first, cues.id == 0x1C53_BB6B else { return [] }
+        return children(cues.body.lowerBound, cues.body.upperBound).filter { $0.id == 0xBB }.map { point in
+            let fields = children(point.body.lowerBound, point.body.upperBound)
+            let time = fields.first { $0.id == 0xB3 }.map { unsigned($0.body) } ?? -1
+            let positions = fields.first { $0.id == 0xB7 }.map { children($0.body.lowerBound, $0.body.upperBound) } ?? []
+            let cluster = positions.first { $0.id == 0xF1 }.map { unsigned($0.body) } ?? -1
+            return (time, cluster)
+        }
     }
 
     /// A writer killed before ``WebMWriter/finish()``: what it had handed out (the header and every closed cluster)

@@ -111,7 +111,8 @@ public struct WebMWriter: Sendable {
             cluster = EBML.unsigned(ID.timecode, UInt64(milliseconds))
             // A cue only where a player can start: a key frame of the cued track (any frame of an audio-only file).
             if track == cueTrack, keyFrame || !isVideo(track) {
-                cuePoints.append((milliseconds, track, written + closed.count - segmentDataStart))
+                // `written` already counts the cluster just closed: the new one starts there.
+                cuePoints.append((milliseconds, track, written - segmentDataStart))
             }
         }
         let relative = Int16(truncatingIfNeeded: milliseconds - (clusterTimecode ?? milliseconds))
