@@ -162,8 +162,7 @@ final class PeerVideo: @unchecked Sendable {
         perform(receiving.tick(now: now, roundTrip: Self.roundTrip), now: now)
         if let due = nextReport, now >= due {
             nextReport = due.nextOnGrid(period: Self.reportInterval, after: now)
-            let blocks = receiving.reportBlocks(now: now)
-            if let compound = sending.reportCompound(blocks: blocks.keys.sorted().compactMap { blocks[$0] },
+            if let compound = sending.reportCompound(blocks: receiving.reportBlocks(now: now),
                                                      reportSSRC: parameters.localSSRC, now: now) {
                 reportsSent += 1
                 socket.sendRTCP(compound)
@@ -222,7 +221,7 @@ final class PeerVideo: @unchecked Sendable {
             "packets": statistics.packetsSent, "bytes": statistics.bytesSent,
             "framesDropped": statistics.framesDropped, "framesSkipped": picturesSkipped,
             "pliReceived": statistics.plisReceived, "firReceived": statistics.firsReceived,
-            "packetsNacked": statistics.packetsNacked, "retransmissions": statistics.retransmissionsSent,
+            "packetsNacked": statistics.packetsNacked, "retransmissions": statistics.retransmissionsQueued,
             "packetsDropped": loss.sentDropped,
             // The pattern's counter shows the picture number modulo 65536.
             "lastCounter": lastPictureSent.map { $0 & 0xFFFF } ?? -1,

@@ -46,10 +46,10 @@ final class SessionVideoCore {
     var sendTargetBitrate: Int? { sending.targetBitrate }
 
     /// Pictures encoded since sending started.
-    var framesEncoded: Int { sending.framesEncoded }
+    var framesEncoded: Int { sending.statistics.framesEncoded }
 
-    /// Media packets sent since sending started (``VideoSendStream/packetsSent``).
-    var packetsSent: Int { sending.packetsSent }
+    /// Media packets that left the pacer since sending started (``VideoSendStream/Statistics/packetsSent``).
+    var packetsSent: Int { sending.statistics.packetsSent }
 
     /// Frames encoded per sent layer (one entry without simulcast; low, mid, hi with it).
     var layerFramesEncoded: [Int] { sending.layerFramesEncoded }
@@ -58,10 +58,9 @@ final class SessionVideoCore {
     var layerBitrates: [Int] { sending.layerBitrates }
 
     /// Frames decoded per received video id.
-    var framesDecoded: [Int: Int] { receiving.framesDecoded }
-
-    /// The frame assembly counters per received video id (skipped frames, key-frame requests).
-    var assemblyStatistics: [Int: VP8FrameAssembler.Statistics] { receiving.assemblyStatistics }
+    var framesDecoded: [Int: Int] {
+        Dictionary(receiving.statistics.map { ($0.videoId, $0.framesDecoded) }, uniquingKeysWith: max)
+    }
 
     /// What each received video got so far, by video id.
     var receiveStatistics: [RemoteVideoStatistics] {
@@ -155,8 +154,7 @@ final class SessionVideoCore {
     }
 
     /// The camera's sender reports and a receiver report (`blocks`) about every received stream, in one compound.
-    private func reports(_ blockBySSRC: [UInt32: RTCPPacket.ReportBlock], now: NIODeadline) -> [SessionMediaEffect] {
-        let blocks = blockBySSRC.keys.sorted().compactMap { blockBySSRC[$0] }
+    private func reports(_ blocks: [UInt32: RTCPPacket.ReportBlock], now: NIODeadline) -> [SessionMediaEffect] {
         guard let compound = sending.reportCompound(blocks: blocks, reportSSRC: reportSSRC, now: now) else { return [] }
         return [.sendRTCP(compound)]
     }

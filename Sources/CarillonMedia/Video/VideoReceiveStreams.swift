@@ -3,8 +3,8 @@ import CarillonRTC
 import NIOCore
 
 /// The VP8 streams received on one transport (sans-IO): a client session's remote videos (the receiving half of its
-/// video core) or `carillon peer`'s. Per receive m-line (``VideoReceiveTrack``), RTX unwrapped, reception statistics, NACKs for gaps and
-/// ``VP8FrameAssembler`` frames in order; PLI when the assembler waits too long or a decoder needs a key frame;
+/// video core) or `carillon peer`'s. Per receive m-line (``VideoReceiveTrack``), RTX unwrapped, reception statistics,
+/// NACKs for gaps and ``VP8FrameAssembler`` frames in order; PLI when the assembler waits too long or a decoder needs a key frame;
 /// transport-wide feedback about every video packet when negotiated (the server's downlink estimate). Only videos
 /// somebody looks at are decoded (``setDecoded(_:videoId:now:)``); the others are assembled and counted, and
 /// announced (``VideoStreamEffect/remoteVideoArrived``) so their tiles exist. A track that goes away ends its video.
@@ -97,14 +97,6 @@ public final class VideoReceiveStreams {
 
     /// Whether no stream is received.
     public var isEmpty: Bool { receivers.isEmpty }
-
-    /// Frames decoded per received video id.
-    public var framesDecoded: [Int: Int] { Dictionary(uniqueKeysWithValues: receivers.values.map { ($0.track.videoId, $0.framesDecoded) }) }
-
-    /// The frame assembly counters per received video id (skipped frames, key-frame requests).
-    public var assemblyStatistics: [Int: VP8FrameAssembler.Statistics] {
-        Dictionary(uniqueKeysWithValues: receivers.values.map { ($0.track.videoId, $0.assembler.statistics) })
-    }
 
     /// What each received stream got so far, by video id.
     public var statistics: [Statistics] {
@@ -216,7 +208,7 @@ public final class VideoReceiveStreams {
         receiver.awaitingKeyFrame = true
         receiver.lastKeyFrameRequest = now
         receiver.plisSent += 1
-        return [.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc)))]
+        return [pictureLossRequest(ssrc)]
     }
 
     // MARK: Receiving
@@ -289,7 +281,7 @@ public final class VideoReceiveStreams {
         if receiver.needsKeyFrame, receiver.lastKeyFrameRequest.map({ now - $0 >= Self.decoderKeyFrameInterval }) ?? true {
             receiver.lastKeyFrameRequest = now
             receiver.plisSent += 1
-            effects.append(.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc))))
+            effects.append(pictureLossRequest(ssrc))
         }
         if receiver.nack.missingCount > 0, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
         return effects
@@ -308,7 +300,9 @@ public final class VideoReceiveStreams {
         var effects: [VideoStreamEffect] = []
         if let due = transportFeedback?.nextDeadline, now >= due, let messages = transportFeedback?.poll(now: now) {
             transportFeedbackSent += messages.count
-            for message in messages { effects.append(.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .transportFeedback(message)))) }
+            for message in messages {
+                effects.append(.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .transportFeedback(message))))
+            }
         }
         if let due = nextFeedback, now >= due {
             var pending = false
@@ -318,8 +312,8 @@ public final class VideoReceiveStreams {
                 if !missing.isEmpty {
                     receiver.nacksSent += 1
                     receiver.packetsNacked += missing.count
-                    effects.append(.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .nack(senderSSRC: reportSSRC, mediaSSRC: ssrc,
-                                                                             lost: missing))))
+                    let nack = RTCPPacket.nack(senderSSRC: reportSSRC, mediaSSRC: ssrc, lost: missing)
+                    effects.append(.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, nack)))
                 }
                 pending = pending || receiver.nack.missingCount > 0
             }
@@ -328,9 +322,15 @@ public final class VideoReceiveStreams {
         for ssrc in receivers.keys.sorted() where receivers[ssrc]?.assembler.keyFrameRequestDue(now: now) == true {
             receivers[ssrc]?.lastKeyFrameRequest = now
             receivers[ssrc]?.plisSent += 1
-            effects.append(.sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC, .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc))))
+            effects.append(pictureLossRequest(ssrc))
         }
         return effects
+    }
+
+    /// A PLI for received stream `ssrc`, in its feedback compound.
+    private func pictureLossRequest(_ ssrc: UInt32) -> VideoStreamEffect {
+        .sendRTCP(RTCPPacket.feedbackCompound(from: reportSSRC,
+                                              .pictureLossIndication(senderSSRC: reportSSRC, mediaSSRC: ssrc)))
     }
 
     /// The report block about every received stream, by SSRC.

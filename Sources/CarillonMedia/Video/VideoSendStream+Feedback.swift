@@ -73,11 +73,15 @@ extension VideoSendStream {
         return packets
     }
 
-    /// This stream's sender reports, a receiver report from `reportSSRC` with `blocks` (about received streams) and
-    /// the CNAME (of the sent stream, else of `reportSSRC`), in one compound; nil when there is nothing to report.
-    public func reportCompound(blocks: [RTCPPacket.ReportBlock], reportSSRC: UInt32, now: NIODeadline) -> [UInt8]? {
+    /// This stream's sender reports, a receiver report from `reportSSRC` with `blocks` (about received streams, by
+    /// SSRC, as ``VideoReceiveStreams/reportBlocks(now:)`` gives them; in SSRC order) and the CNAME (of the sent
+    /// stream, else of `reportSSRC`), in one compound; nil when there is nothing to report.
+    public func reportCompound(blocks: [UInt32: RTCPPacket.ReportBlock], reportSSRC: UInt32,
+                               now: NIODeadline) -> [UInt8]? {
         var packets = senderReports(now: now)
-        if !blocks.isEmpty { packets.append(.receiverReport(ssrc: reportSSRC, reports: blocks)) }
+        if !blocks.isEmpty {
+            packets.append(.receiverReport(ssrc: reportSSRC, reports: blocks.keys.sorted().compactMap { blocks[$0] }))
+        }
         guard !packets.isEmpty else { return nil }
         packets.append(.sourceDescription(chunks: [.init(ssrc: configuration?.ssrc ?? reportSSRC,
                                                          items: [.cname(configuration?.cname ?? "carillon")])]))

@@ -20,7 +20,7 @@ extension VideoSendStream {
         /// Sequence numbers those NACKs asked for.
         public var packetsNacked = 0
         /// Retransmissions queued in answer (from the send history; over RTX when negotiated).
-        public var retransmissionsSent = 0
+        public var retransmissionsQueued = 0
         /// PLIs received.
         public var plisReceived = 0
         /// FIR entries received.
@@ -29,7 +29,7 @@ extension VideoSendStream {
         /// Counters; see the properties.
         public init(framesCaptured: Int = 0, framesEncoded: Int = 0, keyFramesEncoded: Int = 0, framesDropped: Int = 0,
                     packetsSent: Int = 0, bytesSent: Int = 0, nacksReceived: Int = 0, packetsNacked: Int = 0,
-                    retransmissionsSent: Int = 0, plisReceived: Int = 0, firsReceived: Int = 0) {
+                    retransmissionsQueued: Int = 0, plisReceived: Int = 0, firsReceived: Int = 0) {
             self.framesCaptured = framesCaptured
             self.framesEncoded = framesEncoded
             self.keyFramesEncoded = keyFramesEncoded
@@ -38,7 +38,7 @@ extension VideoSendStream {
             self.bytesSent = bytesSent
             self.nacksReceived = nacksReceived
             self.packetsNacked = packetsNacked
-            self.retransmissionsSent = retransmissionsSent
+            self.retransmissionsQueued = retransmissionsQueued
             self.plisReceived = plisReceived
             self.firsReceived = firsReceived
         }

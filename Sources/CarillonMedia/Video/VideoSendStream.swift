@@ -50,13 +50,6 @@ public final class VideoSendStream {
     /// The current target of the encoder, bit/s; nil while not sending.
     public var targetBitrate: Int? { sender?.targetBitrate }
 
-    /// Pictures encoded since sending started.
-    public var framesEncoded: Int { sender?.framesEncoded ?? 0 }
-
-    /// Media packets that left the pacer since sending started, over every layer (retransmissions and padding not
-    /// counted).
-    public var packetsSent: Int { sender?.layers.reduce(0) { $0 + Int($1.packetsSent) } ?? 0 }
-
     /// Frames encoded per sent layer (one entry without simulcast; low, mid, hi with it).
     public var layerFramesEncoded: [Int] { sender?.layers.map(\.framesEncoded) ?? [] }
 
@@ -72,7 +65,7 @@ public final class VideoSendStream {
             packetsSent: sender.layers.reduce(0) { $0 + Int($1.packetsSent) },
             bytesSent: sender.layers.reduce(0) { $0 + Int($1.octetsSent) },
             nacksReceived: sender.nacksReceived, packetsNacked: sender.packetsNacked,
-            retransmissionsSent: sender.retransmissionsQueued, plisReceived: sender.plisReceived,
+            retransmissionsQueued: sender.retransmissionsQueued, plisReceived: sender.plisReceived,
             firsReceived: sender.firsReceived)
     }
 

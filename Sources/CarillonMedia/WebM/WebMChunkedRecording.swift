@@ -42,12 +42,13 @@ public struct WebMChunkedRecording: Sendable {
 
     /// Whether a chunk is due and waits for a key frame of the video track (ask the sender for one).
     public func wantsKeyFrame(at milliseconds: Int64) -> Bool {
-        guard cutsAtKeyFrames, let chunkMilliseconds, writer != nil else { return false }
-        return milliseconds - chunkStart >= chunkMilliseconds
+        cutsAtKeyFrames && writer != nil && chunkDue(at: milliseconds)
     }
 
-    /// The number of chunks started so far.
-    public var chunksStarted: Int { index + 1 }
+    /// Whether the open chunk has run its length by `milliseconds` (never without a chunk length).
+    private func chunkDue(at milliseconds: Int64) -> Bool {
+        chunkMilliseconds.map { milliseconds - chunkStart >= $0 } ?? false
+    }
 
     /// One frame of `track` at `milliseconds` from the recording's start (never going back within a track).
     public mutating func append(_ frame: [UInt8], track: Int, milliseconds: Int64, keyFrame: Bool,
@@ -55,7 +56,7 @@ public struct WebMChunkedRecording: Sendable {
         guard !isFinished else { throw .finished }
         guard tracks.contains(where: { $0.number == track }) else { throw .unknownTrack(track) }
         var effects: [Effect] = []
-        let due = writer == nil || chunkMilliseconds.map { milliseconds - chunkStart >= $0 } ?? false
+        let due = writer == nil || chunkDue(at: milliseconds)
         if due, track == cutTrack, keyFrame || !cutsAtKeyFrames {
             effects += finishChunk()
             let started = try WebMWriter(tracks: tracks)

@@ -10,8 +10,9 @@
 /// that ``finish()`` overwrites).
 ///
 /// Timestamps are milliseconds from the file's start (the Segment's timecode scale is 1 ms), never going back within a
-/// track. Costs: one copy of each frame into the open cluster, whose bytes are kept until it closes (a cluster of
-/// 5 s of 600 kbit/s video is about 375 KB). Threading: a value; one owner at a time.
+/// track. Costs: each frame is copied into the open cluster, whose bytes are kept until it closes (a cluster of 5 s
+/// of 600 kbit/s video is about 375 KB), and once more into the bytes handed out then. Threading: a value; one owner
+/// at a time.
 public struct WebMWriter: Sendable {
     /// Bytes to overwrite at `offset` of the file (the file is at least that long by then).
     public struct Patch: Sendable, Equatable {
@@ -48,7 +49,8 @@ public struct WebMWriter: Sendable {
     private var clusterTimecode: Int64?
     private var cluster: [UInt8] = []
     private var lastTimestamp: [Int: Int64] = [:]
-    private var cuePoints: [(milliseconds: Int64, track: Int, clusterPosition: Int)] = []
+    /// The cue points so far (all on ``cueTrack``): a cluster's start time and its position in the segment.
+    private var cuePoints: [(milliseconds: Int64, clusterPosition: Int)] = []
     /// The latest end of a frame seen, ms: the file's duration.
     private var end: Int64 = 0
     private var isFinished = false
@@ -90,7 +92,7 @@ public struct WebMWriter: Sendable {
     public mutating func append(_ frame: [UInt8], track: Int, milliseconds: Int64, keyFrame: Bool,
                                 durationMilliseconds: Int64 = 0) throws(WebMWriterError) -> [UInt8] {
         guard !isFinished else { throw .finished }
-        guard tracks.contains(where: { $0.number == track }) else { throw .unknownTrack(track) }
+        guard let entry = tracks.first(where: { $0.number == track }) else { throw .unknownTrack(track) }
         guard milliseconds >= 0, milliseconds >= lastTimestamp[track] ?? 0 else {
             throw .timestampWentBack(track: track, milliseconds: milliseconds)
         }
@@ -100,8 +102,10 @@ public struct WebMWriter: Sendable {
         let startsCluster: Bool
         if let timecode = clusterTimecode {
             let relative = milliseconds - timecode
+            // The span is well inside a block's 16-bit relative time; a frame of another track from before the
+            // cluster's start can only be a little before it, but never below the 16 bits either.
             startsCluster = (track == cueTrack && keyFrame) || relative >= Self.clusterSpanMilliseconds
-                || relative > Int64(Int16.max) || relative < Int64(Int16.min)
+                || relative < Int64(Int16.min)
         } else {
             startsCluster = true
         }
@@ -110,18 +114,21 @@ public struct WebMWriter: Sendable {
             clusterTimecode = milliseconds
             cluster = EBML.unsigned(ID.timecode, UInt64(milliseconds))
             // A cue only where a player can start: a key frame of the cued track (any frame of an audio-only file).
-            if track == cueTrack, keyFrame || !isVideo(track) {
+            if track == cueTrack, keyFrame || !entry.isVideo {
                 // `written` already counts the cluster just closed: the new one starts there.
-                cuePoints.append((milliseconds, track, written - segmentDataStart))
+                cuePoints.append((milliseconds, written - segmentDataStart))
             }
         }
         let relative = Int16(truncatingIfNeeded: milliseconds - (clusterTimecode ?? milliseconds))
-        var block = EBML.size(track)
-        block += [UInt8(truncatingIfNeeded: UInt16(bitPattern: relative) >> 8), UInt8(truncatingIfNeeded: relative)]
-        // Audio frames are all key frames (each decodes on its own, after the pre-roll).
-        let isKey = keyFrame || !isVideo(track)
-        block.append(isKey ? 0x80 : 0x00)
-        cluster += EBML.id(ID.simpleBlock) + EBML.size(block.count + frame.count) + block + frame
+        // The SimpleBlock's head: track number, relative time, flags (audio frames are all key frames: each decodes on
+        // its own after the pre-roll). Appended piece by piece, so the frame is copied once, into the cluster.
+        let trackNumber = EBML.size(track)
+        cluster += EBML.id(ID.simpleBlock)
+        cluster += EBML.size(trackNumber.count + 3 + frame.count)
+        cluster += trackNumber
+        cluster += [UInt8(truncatingIfNeeded: UInt16(bitPattern: relative) >> 8), UInt8(truncatingIfNeeded: relative),
+                    keyFrame || !entry.isVideo ? 0x80 : 0x00]
+        cluster += frame
         return closed
     }
 
@@ -134,7 +141,7 @@ public struct WebMWriter: Sendable {
         let cuesPosition = written - segmentDataStart
         var points: [UInt8] = []
         for cue in cuePoints {
-            let position = EBML.element(ID.cueTrackPositions, EBML.unsigned(ID.cueTrack, UInt64(cue.track))
+            let position = EBML.element(ID.cueTrackPositions, EBML.unsigned(ID.cueTrack, UInt64(cueTrack))
                 + EBML.unsigned(ID.cueClusterPosition, UInt64(cue.clusterPosition)))
             points += EBML.element(ID.cuePoint, EBML.unsigned(ID.cueTime, UInt64(cue.milliseconds)) + position)
         }
@@ -150,8 +157,6 @@ public struct WebMWriter: Sendable {
         }
         return Ending(appended: appended, patches: patches)
     }
-
-    private func isVideo(_ track: Int) -> Bool { tracks.first { $0.number == track }?.isVideo ?? false }
 
     /// The open cluster as bytes to append (empty when none is open); it is then closed.
     private mutating func closeCluster() -> [UInt8] {

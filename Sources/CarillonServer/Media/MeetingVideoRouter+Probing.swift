@@ -4,9 +4,9 @@ import NIOCore
 /// Bandwidth probes on a receiver's downlink (mode 4): when its allocation has a source below its target that does
 /// not fit, the allocator asks for a probe, and for `PacedSender.probeDuration` what the receiver is sent is topped up
 /// to the probe's rate by its ``PacedSender`` with padding-only RTX packets (RFC 3550 padding on the RTX SSRC of one
-/// of its downlinks, so no media sequence moves), each with a transport-wide sequence number. The receiver's feedback about that window tells the
-/// ``SendSideBandwidthEstimator`` what got through; a higher estimate lets the allocator upgrade. A receiver whose
-/// downlinks negotiated no RTX is not probed.
+/// of its downlinks, so no media sequence moves), each with a transport-wide sequence number. The receiver's feedback
+/// about that window tells the ``SendSideBandwidthEstimator`` what got through; a higher estimate lets the allocator
+/// upgrade. A receiver whose downlinks negotiated no RTX is not probed.
 ///
 /// Cost: about `rate × 50 ms / 275` packets per probe (a 1.2 Mbit/s probe: 27 packets of 275 bytes), one array each;
 /// probes are at least a second apart per receiver. Threading: the meeting's event loop, like the router.

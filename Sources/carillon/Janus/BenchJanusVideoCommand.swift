@@ -25,6 +25,9 @@ extension BenchCommand {
         var serverCPUs: String?
         @Option(help: .hidden) var insideNamespace: String?
 
+        /// The bots of one measured meeting: every subscriber receives every publisher.
+        typealias MeetingPeers = (publishers: [any VideoBenchPeer], subscribers: [any VideoBenchPeer])
+
         func validate() throws {
             guard let meetings = Self.meetings(meetings),
                   meetings.allSatisfy({ (1...25).contains($0.senders) && (1...50).contains($0.receivers) }) else {
@@ -109,7 +112,7 @@ extension BenchCommand {
             let session = try await JanusSession.create(endpoint: server.endpoint)
             var bots: [WebRTCVideoBot] = []
             do {
-                var groups: [(publishers: [any VideoBenchPeer], subscribers: [any VideoBenchPeer])] = []
+                var groups: [MeetingPeers] = []
                 for copy in 0..<parallel {
                     let room = UInt64(2000 + copy * 10_000 + senders * 100 + receivers)
                     let admin = try await session.attach(plugin: JanusAPI.videoRoom)
@@ -156,7 +159,7 @@ extension BenchCommand {
             let audio = try PreEncodedOpus(frequency: 440)
             var bots: [ChimeBot] = []
             do {
-                var groups: [(publishers: [any VideoBenchPeer], subscribers: [any VideoBenchPeer])] = []
+                var groups: [MeetingPeers] = []
                 for copy in 0..<parallel {
                     let meeting = try await EmbeddedServer.createMeeting(client: child.client,
                                                                          externalId: "bench-janus-video-\(copy)")
@@ -193,7 +196,7 @@ extension BenchCommand {
         /// `seconds`: the server's and this process's CPU, frames and packets per forwarded stream against what the
         /// publishers sent (all send the same loop at the same rate, so each stream is held to the publishers' mean).
         /// The meetings are all the same size.
-        static func measure(meetings: [(publishers: [any VideoBenchPeer], subscribers: [any VideoBenchPeer])],
+        static func measure(meetings: [MeetingPeers],
                             serverPID: Int32, seconds: Int) async throws -> VideoLoadResult {
             let senders = meetings.first?.publishers.count ?? 0
             let publishers = meetings.flatMap(\.publishers)
