@@ -13,7 +13,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Measure the control API and signaling on this machine (embedded server on 127.0.0.1).",
         subcommands: [ControlAPI.self, Join.self, Fanout.self, SRTP.self, Handshake.self, Forward.self, MouthToEar.self,
                       AudioMeeting.self, ClientCPU.self, Churn.self, VideoMeeting.self, GlassToGlass.self, VoiceFocus.self,
-                      JanusAudio.self, JanusProbe.self, JanusVideo.self, JanusVideoProbe.self]
+                      JanusAudio.self, JanusProbe.self, JanusVideo.self, JanusVideoProbe.self, Recording.self]
     )
 
     /// CreateAttendee requests per second through the signed REST API.

@@ -1,4 +1,5 @@
 import CarillonCodecs
+import CarillonMedia
 import Foundation
 import Synchronization
 
@@ -14,7 +15,7 @@ import Darwin
 /// The numbering belongs to the process, not to a tile, so a tile added again continues after the files of the one
 /// before; and files are created exclusively, so one left by an earlier run, or made by anyone else, is skipped
 /// rather than truncated. Names come from other attendees (their ExternalUserId, which Chime lets contain `/` and
-/// `..`), so each is made a plain file name first (``safeName(_:)``): every file stays inside the directory.
+/// `..`), so each is made a plain file name first (`SafeFileName`): every file stays inside the directory.
 /// Threading: safe from any thread (a mutex guards the numbers).
 final class RecordingFiles: Sendable {
     /// Where the files go.
@@ -26,26 +27,9 @@ final class RecordingFiles: Sendable {
         self.directory = directory
     }
 
-    /// The longest name kept, in bytes (with the number and extension, well under the usual 255-byte limit).
-    static let maximumNameLength = 200
-
-    /// `name` as a plain file name: letters, digits and `._-+=,@#` are kept, anything else (a path separator, a
-    /// control character, a space) becomes `_`, as does a leading `.` (no hidden file, no `..`); cut to
-    /// ``maximumNameLength`` bytes; `_` when nothing is left.
-    static func safeName(_ name: String) -> String {
-        var result = ""
-        for scalar in name.unicodeScalars {
-            let kept = scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-+=,@#".unicodeScalars.contains(scalar))
-            let next = kept && !(result.isEmpty && scalar == ".") ? Character(scalar) : "_"
-            guard result.utf8.count + String(next).utf8.count <= maximumNameLength else { break }
-            result.append(next)
-        }
-        return result.isEmpty ? "_" : result
-    }
-
     /// The file name of the `number`th file of `name` (made safe).
     static func fileName(_ name: String, number: Int) -> String {
-        let safe = safeName(name)
+        let safe = SafeFileName.make(name)
         return number == 1 ? "\(safe).y4m" : "\(safe)-\(number).y4m"
     }
 

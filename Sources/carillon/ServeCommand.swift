@@ -65,6 +65,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "On first run, also print the generated secret access key (for scripts); by default only the file that holds it is named.")
     var printSecret = false
 
+    @Option(help: "Directory media capture pipelines write their files under (<dir>/<bucket>/<prefix>/<MediaPipelineId>/); without it CreateMediaCapturePipeline is refused.")
+    var recordingsDir: String?
+
+    @Option(help: "Seconds each recorded file runs before the next starts (Chime's chunk length); 0 keeps each stream in one file.")
+    var recordingChunkSeconds: Int = RecordingConfiguration.defaultChunkSeconds
+
+    @Option(help: "Media capture pipelines recording at once; more are refused with ResourceLimitExceededException.")
+    var maxActivePipelines: Int = 100
+
     @Option(help: "Connections from one IP address that may be open at once before their first request, or before their join token is checked; more are closed at accept.")
     var maxPreJoinPerAddress: Int = 64
 
@@ -92,6 +101,10 @@ struct ServeCommand: AsyncParsableCommand {
         guard meetingMaxDuration > 0, meetingMaxDuration.isFinite, meetingMaxDuration <= 1e9 else {
             throw ValidationError("--meeting-max-duration must be a positive number of seconds")
         }
+        guard (0...3_600).contains(recordingChunkSeconds) else {
+            throw ValidationError("--recording-chunk-seconds must be 0...3600 (0: one file per stream)")
+        }
+        guard maxActivePipelines > 0 else { throw ValidationError("--max-active-pipelines must be at least 1") }
         guard maxPreJoinPerAddress > 0 else { throw ValidationError("--max-pre-join-per-address must be at least 1") }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
@@ -165,6 +178,11 @@ struct ServeCommand: AsyncParsableCommand {
                 operations: metricsPort < 0 ? nil
                     : OperationsEndpoint(host: metricsHost, port: metricsPort, token: resolvedMetricsToken),
                 webhook: webhookUrl.flatMap { url in resolvedWebhookSecret.map { WebhookTarget(url: url, secret: $0) } },
+                recordings: recordingsDir.map {
+                    RecordingConfiguration(directory: URL(fileURLWithPath: $0, isDirectory: true),
+                                           chunkSeconds: recordingChunkSeconds == 0 ? nil : recordingChunkSeconds,
+                                           activePipelineLimit: maxActivePipelines)
+                },
                 connections: ConnectionLimits(preJoinPerAddress: maxPreJoinPerAddress, maximumConnections: maxConnections)
             ),
             logger: logger

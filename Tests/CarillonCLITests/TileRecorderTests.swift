@@ -1,6 +1,7 @@
 import Carillon
 import CarillonCodecs
 import Foundation
+import CarillonMedia
 import Testing
 @testable import carillon
 
@@ -55,13 +56,13 @@ struct TileRecorderTests {
     /// ExternalUserIds are other attendees' input: a name with `..` and `/` (valid for Chime) stays a file inside the
     /// directory.
     @Test func namesFromOtherAttendeesStayInsideTheDirectory() throws {
-        #expect(RecordingFiles.safeName("../../esc-3e9c45") == "_._.._esc-3e9c45")
-        #expect(RecordingFiles.safeName(".hidden") == "_hidden")
-        #expect(RecordingFiles.safeName("..") == "_.")
-        #expect(RecordingFiles.safeName("") == "_")
-        #expect(RecordingFiles.safeName("carol#content") == "carol#content")
-        #expect(RecordingFiles.safeName("a b\u{0}c/é") == "a_b_c__")
-        #expect(RecordingFiles.safeName(String(repeating: "x", count: 300)).utf8.count == RecordingFiles.maximumNameLength)
+        #expect(SafeFileName.make("../../esc-3e9c45") == "_._.._esc-3e9c45")
+        #expect(SafeFileName.make(".hidden") == "_hidden")
+        #expect(SafeFileName.make("..") == "_.")
+        #expect(SafeFileName.make("") == "_")
+        #expect(SafeFileName.make("carol#content") == "carol#content")
+        #expect(SafeFileName.make("a b\u{0}c/é") == "a_b_c__")
+        #expect(SafeFileName.make(String(repeating: "x", count: 300)).utf8.count == SafeFileName.maximumLength)
         let directory = try directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = TileRecorder.TileSink(tileId: 1, name: "../../esc", files: RecordingFiles(directory: directory))

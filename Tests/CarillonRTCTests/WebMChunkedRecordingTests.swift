@@ -101,5 +101,9 @@ struct WebMChunkedRecordingTests {
         #expect(whole.starts == [0: 0] && whole.finished == [0])
         let file = try Self.probe(try #require(whole.bytes[0]))
         #expect(abs(file.duration - 12.0) < 0.05 && file.errors.isEmpty)
+        // Audio frames come marked as key frames (each decodes on its own), yet a cluster spans 5 s, not a frame.
+        let bytes = try #require(whole.bytes[0])
+        let clusters = (0..<bytes.count - 4).filter { Array(bytes[$0..<$0 + 4]) == [0x1F, 0x43, 0xB6, 0x75] }
+        #expect(clusters.count == 3)
     }
 }

@@ -48,6 +48,8 @@ import Testing
             case .send: "frame"
             case .close: "close"
             case .rtp: "rtp"
+            case .recording: "recording"
+            case .recordingEnded: "recordingEnded"
             case .rtcp: "rtcp"
             case .activity: "activity"
             }

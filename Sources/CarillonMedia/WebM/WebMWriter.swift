@@ -104,7 +104,9 @@ public struct WebMWriter: Sendable {
             let relative = milliseconds - timecode
             // The span is well inside a block's 16-bit relative time; a frame of another track from before the
             // cluster's start can only be a little before it, but never below the 16 bits either.
-            startsCluster = (track == cueTrack && keyFrame) || relative >= Self.clusterSpanMilliseconds
+            // Only a video key frame starts one: every audio frame is a key frame, and a cluster each would bloat
+            // the file and its cues.
+            startsCluster = (track == cueTrack && keyFrame && entry.isVideo) || relative >= Self.clusterSpanMilliseconds
                 || relative < Int64(Int16.min)
         } else {
             startsCluster = true

@@ -28,6 +28,8 @@ public struct ControlAPIError: Error, Sendable, Equatable, CustomStringConvertib
     public static func badRequest(_ message: String) -> Self { .init(shape: "BadRequestException", status: 400, code: "BadRequest", message: message) }
     /// 400: a resource limit is reached.
     public static func limitExceeded(_ message: String) -> Self { .init(shape: "LimitExceededException", status: 400, code: "ResourceLimitExceeded", message: message) }
+    /// 400: a media pipeline limit is reached (the Media Pipelines API's shape).
+    public static func resourceLimitExceeded(_ message: String) -> Self { .init(shape: "ResourceLimitExceededException", status: 400, code: "ResourceLimitExceeded", message: message) }
     /// 400: too many tags.
     public static func tooManyTags(_ message: String) -> Self { .init(shape: "TooManyTagsException", status: 400, code: "TooManyTags", message: message) }
     /// 403: the request is not authentic.

@@ -14,6 +14,7 @@ public struct ControlAPIHandler: Sendable {
     let issueJoinToken: @Sendable (_ meetingId: String, _ attendeeId: String) -> String
     let lifecycle: (any MeetingLifecycleObserver)?
     let live: (any LiveAttendeeSource)?
+    let capture: (any MediaCaptureControl)?
     private let inFlight = NIOLockedValueBox<Set<String>>([])
 
     /// Creates the handler.
@@ -26,14 +27,17 @@ public struct ControlAPIHandler: Sendable {
     ///   - lifecycle: Told about deletions so live sessions end.
     ///   - live: What attendees are doing now, for Carillon's `GET /carillon/meetings/{id}/attendees` (without one,
     ///     every attendee reads `not-joined`).
+    ///   - capture: Records media capture pipelines; without one, CreateMediaCapturePipeline is refused.
     public init(
         store: any MeetingStore,
         placement: any MeetingPlacement,
         accountId: String = "000000000000",
         issueJoinToken: @escaping @Sendable (_ meetingId: String, _ attendeeId: String) -> String,
         lifecycle: (any MeetingLifecycleObserver)? = nil,
-        live: (any LiveAttendeeSource)? = nil
+        live: (any LiveAttendeeSource)? = nil,
+        capture: (any MediaCaptureControl)? = nil
     ) {
+        self.capture = capture
         self.store = store
         self.placement = placement
         self.accountId = accountId
@@ -94,6 +98,10 @@ public struct ControlAPIHandler: Sendable {
         case .untagResource: return try await untagResource(request)
         case .listTagsForResource: return try await listTags(query)
         case .listLiveAttendees: return try await listLiveAttendees(segments[2])
+        case .createMediaCapturePipeline: return try await createMediaCapturePipeline(request)
+        case .getMediaCapturePipeline: return try await getMediaCapturePipeline(segments[1])
+        case .listMediaCapturePipelines: return try await listMediaCapturePipelines(query)
+        case .deleteMediaCapturePipeline: return try await deleteMediaCapturePipeline(segments[1])
         }
     }
 

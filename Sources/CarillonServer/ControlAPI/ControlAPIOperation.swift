@@ -35,6 +35,14 @@ public enum ControlAPIOperation: String, Sendable, CaseIterable {
     case untagResource = "UntagResource"
     /// ListTagsForResource.
     case listTagsForResource = "ListTagsForResource"
+    /// CreateMediaCapturePipeline (Chime SDK Media Pipelines).
+    case createMediaCapturePipeline = "CreateMediaCapturePipeline"
+    /// GetMediaCapturePipeline.
+    case getMediaCapturePipeline = "GetMediaCapturePipeline"
+    /// ListMediaCapturePipelines.
+    case listMediaCapturePipelines = "ListMediaCapturePipelines"
+    /// DeleteMediaCapturePipeline.
+    case deleteMediaCapturePipeline = "DeleteMediaCapturePipeline"
     /// Carillon's extension: every attendee of a meeting with its live state (`GET /carillon/meetings/{id}/attendees`).
     case listLiveAttendees = "CarillonListLiveAttendees"
 
@@ -62,6 +70,10 @@ public enum ControlAPIOperation: String, Sendable, CaseIterable {
         case ("POST", 1, "tags") where operation == "tag-resource": self = .tagResource
         case ("POST", 1, "tags") where operation == "untag-resource": self = .untagResource
         case ("GET", 1, "tags"): self = .listTagsForResource
+        case ("POST", 1, "sdk-media-capture-pipelines"): self = .createMediaCapturePipeline
+        case ("GET", 1, "sdk-media-capture-pipelines"): self = .listMediaCapturePipelines
+        case ("GET", 2, "sdk-media-capture-pipelines"): self = .getMediaCapturePipeline
+        case ("DELETE", 2, "sdk-media-capture-pipelines"): self = .deleteMediaCapturePipeline
         case ("GET", 4, "carillon") where segments[1] == "meetings" && segments[3] == "attendees":
             self = .listLiveAttendees
         default: return nil

@@ -86,6 +86,8 @@ package final class MeetingMediaCore {
     private var nextReceiverReports: NIODeadline?
     /// Since when no session has had a connected audio connection; nil while one has.
     private(set) var audioIdleSince: NIODeadline?
+    /// The meeting's recording, while a media capture pipeline runs.
+    private(set) var recorder: MeetingRecorder?
 
     /// Creates the media of a meeting that starts, idle, at `now`.
     package init(mixerConfiguration: AudioMixer.Configuration = .init(), now: NIODeadline) {
@@ -100,6 +102,7 @@ package final class MeetingMediaCore {
     package var nextDeadline: NIODeadline? {
         // Read after every packet: folded without a list, so it allocates nothing.
         video.nextDeadline.earlier(mixer?.nextDeadline).earlier(nextActivityReport).earlier(nextReceiverReports)
+            .earlier(recorder?.nextDeadline)
     }
 
     // MARK: Inputs
@@ -154,6 +157,7 @@ package final class MeetingMediaCore {
         if mixer == nil {
             // Failing here only happens when libopus refuses the fixed settings; the meeting then has no mix.
             mixer = try? AudioMixer(configuration: mixerConfiguration)
+            if let recorder { addToMixer(recorder) }
         }
         session.connected = true
         sessions[id] = session
@@ -170,9 +174,16 @@ package final class MeetingMediaCore {
         return video.connected(id, now: now)
     }
 
-    /// Ends a session's media (it left, its socket ended, its connection failed, or it re-offered).
-    func remove(_ id: SignalingConnectionID, now: NIODeadline) {
-        guard let session = sessions.removeValue(forKey: id) else { return }
+    /// Ends a session's media (it left, its socket ended, its connection failed, or it re-offered); what comes back
+    /// finishes the recording of its video.
+    @discardableResult
+    func remove(_ id: SignalingConnectionID, now: NIODeadline) -> [MeetingMediaOutput] {
+        guard let session = sessions.removeValue(forKey: id) else { return [] }
+        var outputs: [MeetingMediaOutput] = []
+        if let recorder {
+            let operations = recorder.publisherEnded(id)
+            if !operations.isEmpty { outputs.append(.recording(pipelineId: recorder.setup.pipelineId, operations)) }
+        }
         video.remove(id)
         mixer?.removeParticipant(id)
         if !sessions.values.contains(where: { $0.attendeeId == session.attendeeId && $0.connected }) {
@@ -185,11 +196,12 @@ package final class MeetingMediaCore {
             nextReceiverReports = nil
             audioIdleSince = now
         }
+        return outputs
     }
 
     /// Ends every session (the meeting ended or the server stops).
     func removeAll(now: NIODeadline) {
-        for id in Array(sessions.keys) { remove(id, now: now) }
+        for id in Array(sessions.keys) { _ = remove(id, now: now) }
     }
 
     /// Leaves a muted attendee out of the mix, or takes it back.
@@ -220,7 +232,9 @@ package final class MeetingMediaCore {
     package func receive(_ packet: RTPPacket, from id: SignalingConnectionID, now: NIODeadline,
                          into outputs: inout [MeetingMediaOutput]) {
         if video.carriesVideo(packet, from: id) {
-            return video.receive(packet, from: id, now: now, into: &outputs, pool: &datagramPool)
+            video.receive(packet, from: id, now: now, into: &outputs, pool: &datagramPool)
+            if !video.captured.isEmpty { recordCaptured(now: now, into: &outputs) }
+            return
         }
         guard let session = sessions[id], session.connected else { return }
         // A muted attendee is neither mixed nor reported as speaking, whatever it still sends.
@@ -257,7 +271,15 @@ package final class MeetingMediaCore {
         var outputs: [MeetingMediaOutput] = []
         if let mixer, let due = mixer.nextDeadline, now >= due {
             for (participant, packet) in mixer.tick(now: now, pool: &datagramPool) {
-                outputs.append(.rtp(participant, packet))
+                guard participant == MeetingRecorder.mixerParticipant else {
+                    outputs.append(.rtp(participant, packet))
+                    continue
+                }
+                if let recorder {
+                    let operations = recorder.mix(packet, now: now)
+                    if !operations.isEmpty { outputs.append(.recording(pipelineId: recorder.setup.pipelineId, operations)) }
+                }
+                datagramPool.recycle(packet)
             }
         }
         if let due = nextActivityReport, now >= due {
@@ -270,7 +292,74 @@ package final class MeetingMediaCore {
             outputs += receiverReports(now: now)
         }
         if let due = video.nextDeadline, now >= due { outputs += video.tick(now: now) }
+        if let recorder, let due = recorder.nextDeadline, now >= due {
+            var requests: [MeetingRecorder.Request] = []
+            let operations = recorder.tick(now: now, requests: &requests)
+            if !operations.isEmpty { outputs.append(.recording(pipelineId: recorder.setup.pipelineId, operations)) }
+            outputs += keyFrames(requests, now: now)
+        }
         return outputs
+    }
+
+    // MARK: Recording
+
+    /// Starts recording the meeting for a media capture pipeline at `start` (finishing any recording running), knowing
+    /// the attendees present (attendee id → ExternalUserId); the mix is recorded from its next frame, each camera
+    /// from its next key frame (asked for as its packets come).
+    func startRecording(_ setup: MeetingRecordingSetup, start: ClockReading, attendees: [String: String])
+        -> [MeetingMediaOutput] {
+        let outputs = stopRecording()
+        let recorder = MeetingRecorder(setup: setup, start: start, attendees: attendees)
+        self.recorder = recorder
+        video.capturesUplinks = true
+        addToMixer(recorder)
+        return outputs
+    }
+
+    /// Ends the recording: what comes back finishes its files.
+    func stopRecording() -> [MeetingMediaOutput] {
+        guard let recorder else { return [] }
+        self.recorder = nil
+        video.capturesUplinks = false
+        video.captured.removeAll()
+        mixer?.removeParticipant(MeetingRecorder.mixerParticipant)
+        return [.recording(pipelineId: recorder.setup.pipelineId, recorder.finish())]
+    }
+
+    /// Makes the recorder a listener of the mix (when it records audio and there is a mix): it never speaks, so it is
+    /// given the shared encode of every speaker.
+    private func addToMixer(_ recorder: MeetingRecorder) {
+        guard recorder.setup.recordsAudio, let mixer else { return }
+        mixer.addParticipant(MeetingRecorder.mixerParticipant, attendeeId: "recorder", outboundSSRC: 1, payloadType: 111)
+    }
+
+    /// Hands the router's captured uplink packets to the recorder.
+    private func recordCaptured(now: NIODeadline, into outputs: inout [MeetingMediaOutput]) {
+        // Taken out while read, so the router's list is not copied, and given back empty with its capacity.
+        var captured = video.captured
+        video.captured = []
+        defer {
+            captured.removeAll(keepingCapacity: true)
+            video.captured = captured
+        }
+        guard let recorder else { return }
+        var requests: [MeetingRecorder.Request] = []
+        var operations: [RecordingFileOperation] = []
+        for entry in captured {
+            guard let attendeeId = sessions[entry.publisher]?.attendeeId else { continue }
+            operations += recorder.video(entry.packet, from: entry.publisher, attendeeId: attendeeId, layer: entry.layer,
+                                         best: entry.best, now: now, requests: &requests)
+        }
+        if !operations.isEmpty { outputs.append(.recording(pipelineId: recorder.setup.pipelineId, operations)) }
+        outputs += keyFrames(requests, now: now)
+    }
+
+    private func keyFrames(_ requests: [MeetingRecorder.Request], now: NIODeadline) -> [MeetingMediaOutput] {
+        requests.flatMap { request -> [MeetingMediaOutput] in
+            switch request {
+            case .keyFrame(let publisher, let layer): video.requestKeyFrame(from: publisher, layer: layer, now: now)
+            }
+        }
     }
 
     /// Each attendee's audio reception, from its connected session's statistics (of two sessions of one attendee, as

@@ -16,6 +16,8 @@ package enum MeetingMediaOutput {
     case videoDownlinkPaused(SignalingConnectionID, groupIds: [UInt32], paused: Bool)
     /// A receiver's downlink estimate changed (mode 4): BITRATES `server_available_outgoing_bitrate`, kbps.
     case videoDownlinkEstimate(SignalingConnectionID, kbps: UInt32)
+    /// What the recorder of pipeline `pipelineId` asks of its files.
+    case recording(pipelineId: String, [RecordingFileOperation])
 }
 
 extension MeetingMediaOutput {

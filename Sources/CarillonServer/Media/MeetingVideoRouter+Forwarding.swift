@@ -49,6 +49,9 @@ extension MeetingVideoRouter {
         uplink.packetsReceived += 1
         uplink.octetsReceived &+= media.payload.count + 50
         uplink.lastPacketAt = now
+        if capturesUplinks {
+            captured.append((id, layerIndex, uplink.forwardedLayer(wanting: uplink.layers.count - 1, now: now), media))
+        }
         let pending = layer.nack.missingCount > 0 || (uplink.transportFeedback?.pendingPackets ?? 0) > 0
         if pending, nextFeedback == nil { nextFeedback = now + Self.feedbackInterval }
 

@@ -70,6 +70,11 @@ package struct MeetingVideoRouter {
     var routes: [SignalingConnectionID: [(receiver: SignalingConnectionID, index: Int)]] = [:]
     var nextReports: NIODeadline?
     var nextFeedback: NIODeadline?
+    /// Whether every uplink packet is also kept in ``captured`` for the meeting's recorder.
+    var capturesUplinks = false
+    /// Uplink packets (RTX unwrapped) since the media core last took them, while ``capturesUplinks``: the publisher,
+    /// the packet's simulcast layer, the best layer of that camera flowing now.
+    var captured: [(publisher: SignalingConnectionID, layer: Int, best: Int, packet: RTPPacket)] = []
 
     /// When ``tick(now:)`` is next due. Read after every packet (the shell re-arms its timer), so it allocates nothing.
     var nextDeadline: NIODeadline? {

@@ -93,9 +93,56 @@ final class MeetingCore {
         signal(now) { $0.removeAttendee(attendeeId, now: $1) }
     }
 
-    /// The meeting ends for everyone: every session is told and closed, every transport ends.
+    /// The meeting ends for everyone: every session is told and closed, every transport ends, a recording stops.
     func endMeeting(now: ClockReading) -> [MeetingCoreEffect] {
-        signal(now) { $0.endMeeting(now: $1) } + endAllTransports(now: now)
+        signal(now) { $0.endMeeting(now: $1) } + endAllTransports(now: now) + endRecording(stopped: true, now: now)
+    }
+
+    // MARK: Recording
+
+    /// Starts recording for a media capture pipeline (a meeting records for one pipeline at a time: a running one is
+    /// finished first, as stopped).
+    func startRecording(_ setup: MeetingRecordingSetup, now: ClockReading) -> [MeetingCoreEffect] {
+        guard let media else { return [.recordingEnded(pipelineId: setup.pipelineId, stopped: true)] }
+        var effects = endRecording(stopped: true, now: now)
+        var attendees: [String: String] = [:]
+        for participant in signaling.participants.values {
+            attendees[participant.identity.attendeeId] = participant.identity.externalUserId
+        }
+        var outputs = media.startRecording(setup, start: now, attendees: attendees)
+        effects += route(&outputs, now: now)
+        return effects
+    }
+
+    /// Ends the recording of `pipelineId` if it runs: its files are finished. `stopped` false: the server stops, and
+    /// the pipeline goes on at its next start.
+    func stopRecording(_ pipelineId: String, stopped: Bool, now: ClockReading) -> [MeetingCoreEffect] {
+        guard media?.recorder?.setup.pipelineId == pipelineId else {
+            return stopped ? [.recordingEnded(pipelineId: pipelineId, stopped: true)] : []
+        }
+        return endRecording(stopped: stopped, now: now)
+    }
+
+    private func endRecording(stopped: Bool, now: ClockReading) -> [MeetingCoreEffect] {
+        guard let media, let pipelineId = media.recorder?.setup.pipelineId else { return [] }
+        var outputs = media.stopRecording()
+        return route(&outputs, now: now) + [.recordingEnded(pipelineId: pipelineId, stopped: stopped)]
+    }
+
+    /// A line of the recording's `meeting-events/`, when one runs.
+    private func recordEvent(_ identity: AttendeeIdentity, _ change: AttendeeActivity, now: ClockReading) -> [MeetingCoreEffect] {
+        guard let recorder = media?.recorder else { return [] }
+        let content = identity.attendeeId.hasSuffix(JoinToken.contentSuffix)
+        let type = switch change {
+        case .joined: content ? "AttendeeContentJoined" : "AttendeeJoined"
+        case .left: content ? "AttendeeContentLeft" : "AttendeeLeft"
+        case .dropped: content ? "AttendeeContentDropped" : "AttendeeDropped"
+        case .videoStarted: content ? "AttendeeContentVideoStarted" : "AttendeeVideoStarted"
+        case .videoStopped: content ? "AttendeeContentVideoStopped" : "AttendeeVideoStopped"
+        }
+        let operations = recorder.event(type, attendeeId: identity.attendeeId, externalUserId: identity.externalUserId,
+                                        now: now)
+        return operations.isEmpty ? [] : [.recording(pipelineId: recorder.setup.pipelineId, operations)]
     }
 
     /// Every transport ends (the meeting ended, the server stops).
@@ -195,10 +242,21 @@ final class MeetingCore {
                 effects += endTransport(target, now: now)
             case .audioMuted(let attendeeId, let muted):
                 media?.setMuted(muted, attendeeId: attendeeId)
+                if let recorder = media?.recorder {
+                    let operations = recorder.event(muted ? "AttendeeAudioMuted" : "AttendeeAudioUnmuted",
+                                                    attendeeId: attendeeId, externalUserId: nil, now: now)
+                    if !operations.isEmpty { effects.append(.recording(pipelineId: recorder.setup.pipelineId, operations)) }
+                }
             case .audioReceiving(let attendeeId, let receives):
                 media?.setHearsMeeting(receives, attendeeId: attendeeId)
             case .activity(let identity, let change):
                 effects.append(.activity(identity, change))
+                effects += recordEvent(identity, change, now: now)
+            case .dataMessagesDelivered(let payloads):
+                if let recorder = media?.recorder {
+                    let operations = recorder.dataMessages(payloads, now: now)
+                    if !operations.isEmpty { effects.append(.recording(pipelineId: recorder.setup.pipelineId, operations)) }
+                }
             }
         }
         return effects
@@ -228,6 +286,8 @@ final class MeetingCore {
                 }
             case .videoDownlinkEstimate(let connection, let kbps):
                 effects += signal(now) { $0.videoDownlinkEstimate(connection, kbps: kbps, now: $1) }
+            case .recording(let pipelineId, let operations):
+                effects.append(.recording(pipelineId: pipelineId, operations))
             }
         }
         return effects
@@ -268,7 +328,7 @@ final class MeetingCore {
     /// Ends a session's transport and its media state, if it has one.
     private func endTransport(_ connection: SignalingConnectionID, now: ClockReading) -> [MeetingCoreEffect] {
         guard transports.removeValue(forKey: connection) != nil else { return [] }
-        media?.remove(connection, now: now.monotonic)
-        return [.endTransport(connection)]
+        var outputs = media?.remove(connection, now: now.monotonic) ?? []
+        return route(&outputs, now: now) + [.endTransport(connection)]
     }
 }

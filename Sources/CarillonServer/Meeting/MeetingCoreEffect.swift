@@ -19,4 +19,9 @@ enum MeetingCoreEffect {
     case rtp(SignalingConnectionID, [UInt8])
     /// Send this RTCP compound (before SRTCP) on the session's transport.
     case rtcp(SignalingConnectionID, [UInt8])
+    /// Apply these operations to the files of media capture pipeline `pipelineId`, in order.
+    case recording(pipelineId: String, [RecordingFileOperation])
+    /// The recording of `pipelineId` has given out its last operation: `stopped` when it ended for good (deleted,
+    /// the meeting ended), false when the server stops and it resumes at the next start.
+    case recordingEnded(pipelineId: String, stopped: Bool)
 }

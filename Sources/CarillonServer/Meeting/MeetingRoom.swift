@@ -26,6 +26,9 @@ public final class MeetingRoom: @unchecked Sendable {
     private var forwarded: [MeetingMediaOutput] = []
     private let openedAt: NIODeadline
     private let events: MeetingEventRouter?
+    /// The file writer of each recording the core runs, and whom to tell when it has ended.
+    private var recordings: [String: (writer: RecordingFileWriter,
+                                      ended: @Sendable (_ stopped: Bool, _ succeeded: Bool) -> Void)] = [:]
 
     /// Creates the room of a meeting on `eventLoop`; without a media context SUBSCRIBE is refused.
     public init(
@@ -93,6 +96,29 @@ public final class MeetingRoom: @unchecked Sendable {
     /// (connections, mixer, codecs, timers) is released at once.
     public func endMeeting() {
         eventLoop.execute { self.apply { $0.endMeeting(now: $1) } }
+    }
+
+    /// Records the meeting for media capture pipeline `setup.pipelineId` into `writer` (a recording already running
+    /// for another pipeline is stopped first). `ended` is called once the recording is over and every file operation
+    /// it gave is written: `stopped` true when it ended for good (``stopRecording(_:)``, the meeting's end), false
+    /// when the server stops (``suspendRecording(_:)``); `succeeded` false when a file could not be written.
+    func startRecording(_ setup: MeetingRecordingSetup, writer: RecordingFileWriter,
+                        ended: @escaping @Sendable (_ stopped: Bool, _ succeeded: Bool) -> Void) {
+        eventLoop.execute {
+            self.recordings[setup.pipelineId] = (writer, ended)
+            self.apply { $0.startRecording(setup, now: $1) }
+        }
+    }
+
+    /// Stops the recording of `pipelineId`: its files are finished.
+    func stopRecording(_ pipelineId: String) {
+        eventLoop.execute { self.apply { $0.stopRecording(pipelineId, stopped: true, now: $1) } }
+    }
+
+    /// Finishes the files of the recording of `pipelineId` without stopping its pipeline (the server stops); the
+    /// future completes once the operations are handed to the writer.
+    func suspendRecording(_ pipelineId: String) -> EventLoopFuture<Void> {
+        eventLoop.submit { self.apply { $0.stopRecording(pipelineId, stopped: false, now: $1) } }
     }
 
     /// How long no attendee has had an audio connection: zero while one has; for a meeting without media, the time
@@ -245,6 +271,11 @@ public final class MeetingRoom: @unchecked Sendable {
                 sendRTP(packet, on: connection)
             case .rtcp(let connection, let compound):
                 media?.sendRTCP(compound, on: connection)
+            case .recording(let pipelineId, let operations):
+                recordings[pipelineId]?.writer.apply(operations)
+            case .recordingEnded(let pipelineId, let stopped):
+                guard let recording = recordings.removeValue(forKey: pipelineId) else { continue }
+                recording.writer.close { succeeded in recording.ended(stopped, succeeded) }
             case .activity(let identity, let change):
                 // What an operator follows a meeting by, at info (the same changes as the lifecycle events); a
                 // content share's session is named as one.

@@ -32,6 +32,8 @@ public final class MeetingServer: Service, Sendable {
     public let rooms: MeetingRooms
     private let handler: ControlAPIHandler
     private let placement: LocalMeetingPlacement
+    /// Media capture pipelines, when the server records (`RecordingConfiguration`).
+    private let capture: MediaCapturePipelines?
     /// The TLS certificate, when the server terminates TLS itself.
     private let certificate: ReloadableCertificate?
     private let tokenSecret: JoinTokenSecret
@@ -85,6 +87,10 @@ public final class MeetingServer: Service, Sendable {
             publicEndpoint: configuration.publicEndpoint
         )
         self.placement = placement
+        let capture = configuration.recordings.map {
+            MediaCapturePipelines(configuration: $0, store: store, rooms: rooms, logger: logger)
+        }
+        self.capture = capture
         self.handler = ControlAPIHandler(
             store: store,
             placement: placement,
@@ -93,7 +99,8 @@ public final class MeetingServer: Service, Sendable {
                 JoinToken.issue(meetingId: meetingId, attendeeId: attendeeId, secret: secret)
             },
             lifecycle: LiveMeetingTerminator(rooms: rooms, logger: logger),
-            live: rooms
+            live: rooms,
+            capture: capture
         )
     }
 
@@ -199,6 +206,8 @@ public final class MeetingServer: Service, Sendable {
         }
         if operations == nil { readiness.withLockedValue { $0.operationsExpected = false } }
         let rooms = self.rooms
+        let capture = self.capture
+        try await capture?.resume()
         let expiry = MeetingExpiry(store: store, rooms: rooms, policy: configuration.meetingExpiry, logger: logger,
                                    started: .now())
         do {
@@ -230,10 +239,12 @@ public final class MeetingServer: Service, Sendable {
                 rooms.closeAll(code: SignalingCloseCode.shuttingDown)
             }
         } catch {
+            await capture?.suspendAll()
             rooms.closeAll(code: SignalingCloseCode.shuttingDown)
             await media.port.close()
             throw error
         }
+        await capture?.suspendAll()
         rooms.closeAll(code: SignalingCloseCode.shuttingDown)
         await media.port.close()
     }

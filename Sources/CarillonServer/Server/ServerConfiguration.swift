@@ -37,6 +37,9 @@ public struct ServerConfiguration: Sendable {
     public var operations: OperationsEndpoint?
     /// Where the lifecycle events of meetings created with a `NotificationsConfiguration` go; nil sends none.
     public var webhook: WebhookTarget?
+    /// Where media capture pipelines write their files; nil: the server records nothing and refuses
+    /// CreateMediaCapturePipeline.
+    public var recordings: RecordingConfiguration?
     /// Bounds on TCP connections that have not joined (per address, head timeout, total budget) and on idle ones.
     public var connections: ConnectionLimits
 
@@ -57,8 +60,10 @@ public struct ServerConfiguration: Sendable {
         publicEndpoint: String? = nil,
         operations: OperationsEndpoint? = nil,
         webhook: WebhookTarget? = nil,
+        recordings: RecordingConfiguration? = nil,
         connections: ConnectionLimits = .init()
     ) {
+        self.recordings = recordings
         self.connections = connections
         self.webhook = webhook
         self.operations = operations

@@ -55,6 +55,7 @@ extension MeetingSignalingCore {
         if !delivered.isEmpty {
             let others = joinedConnections(excluding: connection)
             if !others.isEmpty { outputs.append(.send(others, dataFrame(delivered, now: now))) }
+            outputs.append(.dataMessagesDelivered(delivered))
         }
         if !throttled.isEmpty { outputs.append(.send([connection], dataFrame(throttled, now: now))) }
         if let first = rejected.first {

@@ -27,4 +27,6 @@ public enum MeetingSignalingOutput: Sendable {
     /// An attendee joined (first time, not a reconnect), left, was dropped, or started or stopped sending video: for
     /// lifecycle events, nothing to do for the meeting itself.
     case activity(AttendeeIdentity, AttendeeActivity)
+    /// Data messages delivered to the meeting (stamped with sender and ingest time), for a recording.
+    case dataMessagesDelivered([SdkDataMessagePayload])
 }

@@ -45,4 +45,22 @@ public protocol MeetingStore: Sendable {
     func setting(_ key: String) async throws -> String?
     /// Stores a server setting.
     func setSetting(_ key: String, value: String) async throws
+
+    // MARK: Media capture pipelines
+
+    /// Stores a new pipeline unless its meeting already has an active one or `activeLimit` pipelines are active; with
+    /// an idempotency key, a repeat of the same request returns the pipeline it created.
+    func insertCapturePipeline(_ pipeline: MediaCapturePipelineRecord, idempotencyKey: IdempotencyKey?,
+                               activeLimit: Int) async throws -> MediaCapturePipelineInsertion
+    /// One pipeline.
+    func capturePipeline(id: String) async throws -> MediaCapturePipelineRecord?
+    /// Up to `limit` pipelines created after the one numbered `sequence` (0 from the first), oldest first, each with its
+    /// number (the cursor for the next page).
+    func capturePipelines(after sequence: Int64, limit: Int) async throws -> [(record: MediaCapturePipelineRecord, sequence: Int64)]
+    /// Every pipeline whose status is not final (Initializing, InProgress, Stopping), oldest first.
+    func unfinishedCapturePipelines() async throws -> [MediaCapturePipelineRecord]
+    /// Moves a pipeline to `status` at `date` if its status is one of `from`; returns the record as it is afterwards
+    /// (nil for an unknown id).
+    func updateCapturePipeline(id: String, status: MediaCapturePipelineStatus, from: Set<MediaCapturePipelineStatus>,
+                               at date: Date) async throws -> MediaCapturePipelineRecord?
 }

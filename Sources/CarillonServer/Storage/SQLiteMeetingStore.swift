@@ -77,6 +77,23 @@ public final class SQLiteMeetingStore: MeetingStore {
                 CREATE INDEX idempotency_createdAt ON idempotency (createdAt);
                 """)
         }
+        // Media capture pipelines outlive their meeting (a stopped one stays listed), so no foreign key.
+        migrator.registerMigration("v3-capture-pipelines") { db in
+            try db.execute(sql: """
+                CREATE TABLE capture_pipeline (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    pipelineId TEXT NOT NULL UNIQUE,
+                    meetingId TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    accessKeyId TEXT,
+                    token TEXT,
+                    fingerprint TEXT,
+                    UNIQUE (accessKeyId, token)
+                );
+                CREATE INDEX capture_pipeline_meeting ON capture_pipeline (meetingId, status);
+                """)
+        }
         try migrator.migrate(writer)
     }
 
@@ -291,5 +308,90 @@ public final class SQLiteMeetingStore: MeetingStore {
             capabilities: try decoder.decode(ControlAPI.AttendeeCapabilities.self, from: Data((row["capabilities"] as String).utf8)),
             sequence: row["seq"]
         )
+    }
+
+    // MARK: Media capture pipelines
+
+    /// See ``MeetingStore``.
+    public func insertCapturePipeline(_ pipeline: MediaCapturePipelineRecord, idempotencyKey: IdempotencyKey?,
+                                      activeLimit: Int) async throws -> MediaCapturePipelineInsertion {
+        let body = String(decoding: try Self.encoder.encode(pipeline), as: UTF8.self)
+        let active = MediaCapturePipelineStatus.allCases.filter(\.isActive).map(\.rawValue)
+        return try await writer.write { db in
+            if let key = idempotencyKey,
+               let row = try Row.fetchOne(db, sql: "SELECT body, fingerprint FROM capture_pipeline WHERE accessKeyId = ? AND token = ?",
+                                          arguments: [key.accessKeyId, key.token]) {
+                guard row["fingerprint"] as String? == key.fingerprint else { return .tokenReused }
+                return .repeated(try Self.pipeline(row["body"]))
+            }
+            if let busy = try String.fetchOne(
+                db, sql: "SELECT pipelineId FROM capture_pipeline WHERE meetingId = ? AND status IN (?, ?)",
+                arguments: [pipeline.meetingId, active[0], active[1]]) {
+                return .meetingAlreadyCaptured(pipelineId: busy)
+            }
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM capture_pipeline WHERE status IN (?, ?)",
+                                         arguments: [active[0], active[1]]) ?? 0
+            guard count < activeLimit else { return .limitExceeded(limit: activeLimit) }
+            try db.execute(
+                sql: """
+                    INSERT INTO capture_pipeline (pipelineId, meetingId, status, body, accessKeyId, token, fingerprint)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [pipeline.pipelineId, pipeline.meetingId, pipeline.status.rawValue, body,
+                            idempotencyKey?.accessKeyId, idempotencyKey?.token, idempotencyKey?.fingerprint])
+            return .created(pipeline)
+        }
+    }
+
+    /// See ``MeetingStore``.
+    public func capturePipeline(id: String) async throws -> MediaCapturePipelineRecord? {
+        let body = try await writer.read { db in
+            try String.fetchOne(db, sql: "SELECT body FROM capture_pipeline WHERE pipelineId = ?", arguments: [id])
+        }
+        return try body.map(Self.pipeline)
+    }
+
+    /// See ``MeetingStore``.
+    public func capturePipelines(after sequence: Int64, limit: Int) async throws
+        -> [(record: MediaCapturePipelineRecord, sequence: Int64)] {
+        let rows = try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT body, seq FROM capture_pipeline WHERE seq > ? ORDER BY seq LIMIT ?",
+                             arguments: [sequence, limit])
+                .map { (body: $0["body"] as String, sequence: $0["seq"] as Int64) }
+        }
+        return try rows.map { (try Self.pipeline($0.body), $0.sequence) }
+    }
+
+    /// See ``MeetingStore``.
+    public func unfinishedCapturePipelines() async throws -> [MediaCapturePipelineRecord] {
+        let bodies = try await writer.read { db in
+            try String.fetchAll(db, sql: "SELECT body FROM capture_pipeline WHERE status IN (?, ?, ?) ORDER BY seq",
+                                arguments: [MediaCapturePipelineStatus.initializing.rawValue,
+                                            MediaCapturePipelineStatus.inProgress.rawValue,
+                                            MediaCapturePipelineStatus.stopping.rawValue])
+        }
+        return try bodies.map(Self.pipeline)
+    }
+
+    /// See ``MeetingStore``.
+    public func updateCapturePipeline(id: String, status: MediaCapturePipelineStatus,
+                                      from: Set<MediaCapturePipelineStatus>, at date: Date) async throws
+        -> MediaCapturePipelineRecord? {
+        try await writer.write { db in
+            guard let body = try String.fetchOne(db, sql: "SELECT body FROM capture_pipeline WHERE pipelineId = ?",
+                                                 arguments: [id]) else { return nil }
+            var pipeline = try Self.pipeline(body)
+            guard from.contains(pipeline.status) else { return pipeline }
+            pipeline.status = status
+            pipeline.updatedAt = date
+            let updated = String(decoding: try Self.encoder.encode(pipeline), as: UTF8.self)
+            try db.execute(sql: "UPDATE capture_pipeline SET status = ?, body = ? WHERE pipelineId = ?",
+                           arguments: [status.rawValue, updated, id])
+            return pipeline
+        }
+    }
+
+    private static func pipeline(_ body: String) throws -> MediaCapturePipelineRecord {
+        try decoder.decode(MediaCapturePipelineRecord.self, from: Data(body.utf8))
     }
 }
