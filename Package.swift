@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -147,6 +148,7 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -219,7 +221,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "CarillonCodecsTests", dependencies: ["CarillonCodecs", "CarillonMeasurement"], swiftSettings: strict),
-        .testTarget(name: "CarillonServerTests", dependencies: ["CarillonServer", "CarillonCodecs", "CarillonMeasurement", "CarillonMedia"],
+        .testTarget(name: "CarillonServerTests", dependencies: ["CarillonServer", "CarillonCodecs", "CarillonMeasurement", "CarillonMedia",
+                                                                 .product(name: "PostgresNIO", package: "postgres-nio")],
                     swiftSettings: strict),
         .testTarget(
             name: "CarillonTests",

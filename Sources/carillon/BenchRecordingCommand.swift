@@ -6,9 +6,9 @@ import Foundation
 
 extension BenchCommand {
     /// What recording costs the server: the same meeting (`--cameras` SDK sessions, each sending a 360p pattern at
-    /// 15 fps and one of them a tone, each receiving the others) measured for `--seconds` unrecorded, then for as long
-    /// again with a media capture pipeline writing it; server CPU and memory from outside the child server, disk bytes
-    /// from the pipeline's directory.
+    /// 15 fps and one of them a tone, each receiving the others) measured for `--seconds` unrecorded, then as long with
+    /// a media capture pipeline writing it, then unrecorded again; server CPU and memory (mean resident set) from
+    /// outside the child server, disk bytes from the pipeline's directory.
     struct Recording: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "recording",
@@ -27,12 +27,15 @@ extension BenchCommand {
             defer { try? FileManager.default.removeItem(at: recordings) }
             let child = try ChildServer.start(extraArguments: ["--recordings-dir", recordings.path])
             defer { child.stop() }
-            let plain = try await phase(child: child, recordings: nil)
+            // Unrecorded before and after, so what the server's heap does over time is not taken for the recording's.
+            let before = try await phase(child: child, recordings: nil)
             let recorded = try await phase(child: child, recordings: recordings)
-            StandardOutput.line(String(format: "%d cameras, %d s each: unrecorded server %.1f %% of one core, %.0f MiB resident; recorded %.1f %%, %.0f MiB (+%.1f %% of a core, %+.0f MiB)",
-                                       cameras, seconds, plain.cpu * 100, plain.residentMiB, recorded.cpu * 100,
-                                       recorded.residentMiB, (recorded.cpu - plain.cpu) * 100,
-                                       recorded.residentMiB - plain.residentMiB))
+            let after = try await phase(child: child, recordings: nil)
+            let plainCPU = (before.cpu + after.cpu) / 2, plainResident = (before.residentMiB + after.residentMiB) / 2
+            StandardOutput.line(String(format: "%d cameras, %d s each: unrecorded server %.1f %% / %.1f %% of one core (before / after), %.0f / %.0f MiB resident; recorded %.1f %%, %.0f MiB (%+.1f %% of a core, %+.0f MiB)",
+                                       cameras, seconds, before.cpu * 100, after.cpu * 100, before.residentMiB,
+                                       after.residentMiB, recorded.cpu * 100, recorded.residentMiB,
+                                       (recorded.cpu - plainCPU) * 100, recorded.residentMiB - plainResident))
             StandardOutput.line(String(format: "recording: %.2f MB per minute on disk (%d files: audio %.2f, video %.2f, events and messages %.3f MB/min)",
                                        recorded.diskBytes.total / 1e6 / (Double(seconds) / 60), recorded.files,
                                        recorded.diskBytes.audio / 1e6 / (Double(seconds) / 60),

@@ -65,6 +65,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "On first run, also print the generated secret access key (for scripts); by default only the file that holds it is named.")
     var printSecret = false
 
+    @Option(help: "PostgreSQL the server keeps meetings in, shared by a cluster's nodes: postgresql://USER[:PASSWORD]@HOST[:PORT]/DB (password also from $PGPASSWORD; ?sslmode=disable|prefer|require, ?host=/socket/dir). Without it: SQLite in --data-dir.")
+    var database: String?
+
     @Option(help: "Directory media capture pipelines write their files under (<dir>/<bucket>/<prefix>/<MediaPipelineId>/); without it CreateMediaCapturePipeline is refused.")
     var recordingsDir: String?
 
@@ -100,6 +103,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard meetingMaxDuration > 0, meetingMaxDuration.isFinite, meetingMaxDuration <= 1e9 else {
             throw ValidationError("--meeting-max-duration must be a positive number of seconds")
+        }
+        if let database {
+            do { _ = try PostgresConnectionURL(database) } catch { throw ValidationError("\(error)") }
         }
         guard (0...3_600).contains(recordingChunkSeconds) else {
             throw ValidationError("--recording-chunk-seconds must be 0...3600 (0: one file per stream)")
@@ -183,6 +189,7 @@ struct ServeCommand: AsyncParsableCommand {
                                            chunkSeconds: recordingChunkSeconds == 0 ? nil : recordingChunkSeconds,
                                            activePipelineLimit: maxActivePipelines)
                 },
+                database: try database.map { try PostgresConnectionURL($0) },
                 connections: ConnectionLimits(preJoinPerAddress: maxPreJoinPerAddress, maximumConnections: maxConnections)
             ),
             logger: logger

@@ -4,6 +4,8 @@ import Testing
 
 @testable import CarillonServer
 
+/// What only the SQLite store has: its file (reopened, its permissions). The rules every store follows are in
+/// ``MeetingStoreConformanceTests``.
 @Suite struct SQLiteMeetingStoreTests {
     func meeting(_ id: String = UUID().uuidString.lowercased()) -> MeetingRecord {
         MeetingRecord(meetingId: id, externalMeetingId: "ext", mediaRegion: "us-east-1", meetingHostId: nil,
@@ -36,22 +38,6 @@ import Testing
         #expect(try await reopened.tags(meetingId: record.meetingId) == [.init(key: "k", value: "v")])
     }
 
-    /// Idempotency records expire by their meeting's creation time, whether or not the meeting still exists.
-    @Test func idempotencyRecordsExpireByTheirMeetingsAge() async throws {
-        let store = try SQLiteMeetingStore.inMemory()
-        var old = meeting()
-        old.createdAt = Date(timeIntervalSince1970: 1_000)
-        var recent = meeting()
-        recent.createdAt = Date(timeIntervalSince1970: 2_000)
-        try await store.insertMeeting(old, idempotencyKey: IdempotencyKey(accessKeyId: "AK", token: "old", fingerprint: "f"))
-        try await store.insertMeeting(recent, idempotencyKey: IdempotencyKey(accessKeyId: "AK", token: "new", fingerprint: "f"))
-        #expect(try await store.expireIdempotencyRecords(createdBefore: Date(timeIntervalSince1970: 1_000)) == 0)
-        #expect(try await store.expireIdempotencyRecords(createdBefore: Date(timeIntervalSince1970: 1_500)) == 1)
-        #expect(try await store.idempotentMeeting(accessKeyId: "AK", token: "old") == nil)
-        #expect(try await store.idempotentMeeting(accessKeyId: "AK", token: "new")?.meetingId == recent.meetingId)
-        #expect(try await store.meeting(id: old.meetingId) == old, "the meeting itself is not touched")
-    }
-
     func mode(_ path: String) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
     }
@@ -73,32 +59,5 @@ import Testing
         #expect(try DataDirectory.prepare(directory)?.contains("chmod 700") == true)
         _ = try SQLiteMeetingStore(directory: directory)
         #expect(try mode(database) == 0o600)
-    }
-
-    @Test func attendeeInsertionRules() async throws {
-        let store = try SQLiteMeetingStore.inMemory()
-        let record = meeting()
-        try await store.insertMeeting(record, idempotencyKey: nil)
-        guard case .created(let alice) = try await store.insertAttendee(attendee(record.meetingId, "alice"), limit: 2) else {
-            Issue.record("alice should be created")
-            return
-        }
-        #expect(try await store.insertAttendee(attendee(record.meetingId, "alice"), limit: 2) == .existing(alice))
-        _ = try await store.insertAttendee(attendee(record.meetingId, "bob"), limit: 2)
-        #expect(try await store.insertAttendee(attendee(record.meetingId, "carol"), limit: 2) == .limitExceeded(limit: 2))
-        #expect(try await store.insertAttendee(attendee("missing", "dave"), limit: 2) == .meetingNotFound)
-    }
-
-    @Test func deletingAMeetingTakesItsAttendeesAndTags() async throws {
-        let store = try SQLiteMeetingStore.inMemory()
-        let record = meeting()
-        try await store.insertMeeting(record, idempotencyKey: nil)
-        let person = attendee(record.meetingId, "alice")
-        _ = try await store.insertAttendee(person, limit: 10)
-        try await store.setTags(meetingId: record.meetingId, tags: [.init(key: "k", value: "v")])
-        #expect(try await store.deleteMeeting(id: record.meetingId))
-        #expect(try await store.attendee(joinToken: person.joinToken) == nil)
-        #expect(try await store.tags(meetingId: record.meetingId).isEmpty)
-        #expect(try await store.deleteMeeting(id: record.meetingId) == false)
     }
 }

@@ -44,7 +44,7 @@ struct RecordedVideoSource {
     /// a key frame.
     mutating func receive(_ packet: RTPPacket, layer index: Int, best: Int, now: NIODeadline, clock: RecordingClock,
                           into operations: inout [RecordingFileOperation]) -> [Int] {
-        if let heard = lastPacket[index], now - heard < Self.quietLayerTimeout {} else { sendingSince[index] = now }
+        if lastPacket[index].map({ now - $0 >= Self.quietLayerTimeout }) ?? true { sendingSince[index] = now }
         lastPacket[index] = now
         var frames = assemblers[index, default: VP8FrameAssembler()]
             .insert(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, marker: packet.marker,

@@ -27,7 +27,9 @@ public final class MeetingServer: Service, Sendable {
     /// The configuration the server was created with.
     public let configuration: ServerConfiguration
     /// Persistent meetings and attendees.
-    public let store: SQLiteMeetingStore
+    public let store: any MeetingStore
+    /// The PostgreSQL store when the server has one (``ServerConfiguration/database``), whose pool it stops at the end.
+    private let postgres: PostgresMeetingStore?
     /// Live meetings.
     public let rooms: MeetingRooms
     private let handler: ControlAPIHandler
@@ -51,7 +53,23 @@ public final class MeetingServer: Service, Sendable {
         self.configuration = configuration
         self.logger = logger
         self.group = group
-        let store = try SQLiteMeetingStore(directory: configuration.dataDirectory)
+        let store: any MeetingStore
+        if let database = configuration.database {
+            let postgres = PostgresMeetingStore(configuration: try database.clientConfiguration(), logger: logger)
+            postgres.start()
+            do {
+                let applied = try await postgres.migrate(timeout: .seconds(20))
+                logger.info("database \(database)\(applied.isEmpty ? "" : ": schema versions \(applied) applied")")
+            } catch {
+                postgres.stop()
+                throw MeetingServerError.databaseUnavailable(database: "\(database)", reason: "\(error)")
+            }
+            store = postgres
+            self.postgres = postgres
+        } else {
+            store = try SQLiteMeetingStore(directory: configuration.dataDirectory)
+            postgres = nil
+        }
         self.store = store
         self.certificate = try configuration.tls.map { try ReloadableCertificate(files: $0) }
         self.tokenSecret = try await Self.loadTokenSecret(store)
@@ -242,11 +260,13 @@ public final class MeetingServer: Service, Sendable {
             await capture?.suspendAll()
             rooms.closeAll(code: SignalingCloseCode.shuttingDown)
             await media.port.close()
+            postgres?.stop()
             throw error
         }
         await capture?.suspendAll()
         rooms.closeAll(code: SignalingCloseCode.shuttingDown)
         await media.port.close()
+        postgres?.stop()
     }
 
     /// Re-reads the TLS certificate and key (``ServerConfiguration/tls``) for connections made from now on; on failure
@@ -283,9 +303,11 @@ public final class MeetingServer: Service, Sendable {
         }
     }
 
-    private static func loadTokenSecret(_ store: SQLiteMeetingStore) async throws -> JoinTokenSecret {
+    private static func loadTokenSecret(_ store: any MeetingStore) async throws -> JoinTokenSecret {
         let key = "join-token-secret"
-        if let stored = try await store.setting(key), let secret = try? JoinTokenSecret(hex: stored) { return secret }
+        // Nodes of a cluster starting together each offer a secret; all of them use the one stored first.
+        let stored = try await store.setting(key, orInsert: JoinTokenSecret.generate().hex)
+        if let secret = try? JoinTokenSecret(hex: stored) { return secret }
         let secret = JoinTokenSecret.generate()
         try await store.setSetting(key, value: secret.hex)
         return secret

@@ -16,6 +16,8 @@ public enum MeetingServerError: Error, Sendable, Equatable, CustomStringConverti
     /// A listener cannot bind its address for another reason (an address this machine does not have, a port it may
     /// not use); `reason` is the system's.
     case cannotListen(listener: String, address: String, option: String, reason: String)
+    /// The `--database` PostgreSQL cannot be reached or migrated; `reason` says what happened.
+    case databaseUnavailable(database: String, reason: String)
 
     /// A sentence for logs and errors.
     public var description: String {
@@ -27,6 +29,8 @@ public enum MeetingServerError: Error, Sendable, Equatable, CustomStringConverti
                 + "port with \(option) (0 picks a free one)"
         case .cannotListen(let listener, let address, let option, let reason):
             "cannot listen for \(listener) on \(address) (\(option)): \(reason)"
+        case .databaseUnavailable(let database, let reason):
+            "the database \(database) (--database) cannot be used: \(reason)"
         }
     }
 

@@ -37,6 +37,9 @@ public struct ServerConfiguration: Sendable {
     public var operations: OperationsEndpoint?
     /// Where the lifecycle events of meetings created with a `NotificationsConfiguration` go; nil sends none.
     public var webhook: WebhookTarget?
+    /// The PostgreSQL a cluster's nodes share (`carillon serve --database`); nil keeps meetings in SQLite in
+    /// ``dataDirectory``.
+    public var database: PostgresConnectionURL?
     /// Where media capture pipelines write their files; nil: the server records nothing and refuses
     /// CreateMediaCapturePipeline.
     public var recordings: RecordingConfiguration?
@@ -61,8 +64,10 @@ public struct ServerConfiguration: Sendable {
         operations: OperationsEndpoint? = nil,
         webhook: WebhookTarget? = nil,
         recordings: RecordingConfiguration? = nil,
+        database: PostgresConnectionURL? = nil,
         connections: ConnectionLimits = .init()
     ) {
+        self.database = database
         self.recordings = recordings
         self.connections = connections
         self.webhook = webhook

@@ -21,6 +21,8 @@ public protocol MeetingStore: Sendable {
     /// Up to `limit` meetings created after the one numbered `sequence` (0 from the first), oldest first, each with
     /// its number (the cursor for the next page).
     func meetings(after sequence: Int64, limit: Int) async throws -> [(record: MeetingRecord, sequence: Int64)]
+    /// How many meetings and attendees the store holds (metrics and readiness).
+    func counts() async throws -> (meetings: Int, attendees: Int)
     /// Deletes a meeting with its attendees and tags; false when it did not exist.
     func deleteMeeting(id: String) async throws -> Bool
     /// Adds an attendee unless the ExternalUserId exists (returns that one) or the meeting is full.
@@ -45,6 +47,9 @@ public protocol MeetingStore: Sendable {
     func setting(_ key: String) async throws -> String?
     /// Stores a server setting.
     func setSetting(_ key: String, value: String) async throws
+    /// The setting, after storing `value` when the key has none: of several nodes starting at once with their own
+    /// values, one wins and every one reads the winner's.
+    func setting(_ key: String, orInsert value: String) async throws -> String
 
     // MARK: Media capture pipelines
 

@@ -292,6 +292,15 @@ public final class SQLiteMeetingStore: MeetingStore {
     }
 
     /// See ``MeetingStore``.
+    public func setting(_ key: String, orInsert value: String) async throws -> String {
+        try await writer.write { db in
+            try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING",
+                           arguments: [key, value])
+            return try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) ?? value
+        }
+    }
+
+    /// See ``MeetingStore``.
     public func setSetting(_ key: String, value: String) async throws {
         try await writer.write { db in
             try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",

@@ -1,0 +1,85 @@
+"""Two `carillon serve` nodes on one PostgreSQL (`--database`), the first step of a cluster: each node answers the
+control API from the shared database (what one node created, the other reads, repeats idempotently and deletes),
+and a join token one node issued opens a signaling session on the other (the join-token secret is shared). The
+PostgreSQL server is the tests' own (scripts/test-postgresql.sh: Debian's, on a Unix socket in a private directory)."""
+import asyncio
+import os
+import subprocess
+import tempfile
+
+import pytest
+from aiortc.mediastreams import AudioStreamTrack
+from botocore.exceptions import ClientError
+
+from chime_attendee import ChimeAttendee
+from conftest import make_client, start_server, stop_server
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.fixture()
+def postgresql():
+    """(socket directory, database name) of a fresh database on a private PostgreSQL, stopped afterwards."""
+    script = os.path.join(HERE, "..", "..", "scripts", "test-postgresql.sh")
+    process = subprocess.Popen(["bash", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = process.stdout.readline().split()
+    assert line[:1] == ["ready"], line
+    directory = line[1]
+    subprocess.run(["createdb", "-h", directory, "-U", "postgres", "carillon"], check=True)
+    yield directory, "carillon"
+    process.stdin.close()
+    process.wait(timeout=30)
+
+
+def test_two_nodes_share_meetings_attendees_and_join_tokens(postgresql):
+    directory, database = postgresql
+    url = f"postgresql://postgres@localhost/{database}?host={directory}&sslmode=disable"
+    with tempfile.TemporaryDirectory(prefix="carillon-node-a-") as data_a, \
+            tempfile.TemporaryDirectory(prefix="carillon-node-b-") as data_b:
+        node_a = start_server(data_a, extra=["--database", url])
+        node_b = start_server(data_b, extra=["--database", url])
+        try:
+            a, b = make_client(node_a.endpoint), make_client(node_b.endpoint)
+            meeting = a.create_meeting(ClientRequestToken="shared-1", MediaRegion="us-east-1",
+                                       ExternalMeetingId="shared")["Meeting"]
+            meeting_id = meeting["MeetingId"]
+            # The other node reads it, and a repeat of the request there is the same meeting.
+            assert b.get_meeting(MeetingId=meeting_id)["Meeting"]["ExternalMeetingId"] == "shared"
+            again = b.create_meeting(ClientRequestToken="shared-1", MediaRegion="us-east-1", ExternalMeetingId="shared")
+            assert again["Meeting"]["MeetingId"] == meeting_id
+            alice = b.create_attendee(MeetingId=meeting_id, ExternalUserId="alice")["Attendee"]
+            assert a.create_attendee(MeetingId=meeting_id, ExternalUserId="alice")["Attendee"]["AttendeeId"] == \
+                alice["AttendeeId"]
+            listed = a.list_attendees(MeetingId=meeting_id)["Attendees"]
+            assert [attendee["ExternalUserId"] for attendee in listed] == ["alice"]
+
+            # A token node B issued opens a session on node A.
+            signaling = f"ws://{node_a.endpoint.split('://', 1)[1]}/control/{meeting_id}"
+            client = ChimeAttendee(signaling, alice["JoinToken"], alice["AttendeeId"], AudioStreamTrack())
+
+            async def join_and_leave():
+                await client.join()
+                await client.leave()
+            asyncio.run(join_and_leave())
+
+            # Deleted through one node, gone on the other.
+            b.delete_meeting(MeetingId=meeting_id)
+            with pytest.raises(ClientError) as missing:
+                a.get_meeting(MeetingId=meeting_id)
+            assert missing.value.response["Error"]["Code"] == "NotFoundException"
+        finally:
+            stop_server(node_a)
+            stop_server(node_b)
+        assert node_a.process.returncode == 0 and node_b.process.returncode == 0
+        assert any("database postgresql://postgres@/carillon" in line for line in node_a.output + node_b.output)
+
+
+def test_an_unreachable_database_is_a_clear_error_at_start():
+    with tempfile.TemporaryDirectory(prefix="carillon-node-") as data:
+        binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
+        result = subprocess.run(
+            [binary, "serve", "--data-dir", data, "--port", "0", "--media-port", "0", "--metrics-port", "-1",
+             "--database", "postgresql://nobody@localhost/none?host=/nonexistent&sslmode=disable"],
+            capture_output=True, text=True, timeout=90)
+        assert result.returncode != 0
+        assert "cannot be used" in result.stdout + result.stderr, result.stdout + result.stderr
