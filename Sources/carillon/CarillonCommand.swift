@@ -9,7 +9,7 @@ struct CarillonCommand: AsyncParsableCommand {
         commandName: "carillon",
         abstract: "Carillon: a self-hosted meeting service with the Amazon Chime SDK's API.",
         version: "\(CarillonVersion.current) (commit \(BuildCommit.hash)\(BuildCommit.dirty ? ", with uncommitted changes" : ""))",
-        subcommands: [ServeCommand.self, MeetingCommand.self, AttendeeCommand.self, JoinCommand.self, DemoCommand.self, BenchCommand.self,
+        subcommands: [ServeCommand.self, MeetingCommand.self, AttendeeCommand.self, NodesCommand.self, JoinCommand.self, DemoCommand.self, BenchCommand.self,
                       PeerCommand.self]
     )
 

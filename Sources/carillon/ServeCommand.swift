@@ -68,6 +68,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "PostgreSQL the server keeps meetings in, shared by a cluster's nodes: postgresql://USER[:PASSWORD]@HOST[:PORT]/DB (password also from $PGPASSWORD; ?sslmode=disable|prefer|require, ?host=/socket/dir). Without it: SQLite in --data-dir.")
     var database: String?
 
+    @Option(help: "This node's name in a cluster (default: <host name>:<HTTP port>).")
+    var nodeId: String?
+
+    @Option(help: "How the cluster's other nodes reach this node's HTTP port (default: the listener's URL).")
+    var nodeUrl: String?
+
     @Option(help: "Directory media capture pipelines write their files under (<dir>/<bucket>/<prefix>/<MediaPipelineId>/); without it CreateMediaCapturePipeline is refused.")
     var recordingsDir: String?
 
@@ -106,6 +112,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let database {
             do { _ = try PostgresConnectionURL(database) } catch { throw ValidationError("\(error)") }
+        }
+        if let nodeId, !(1...64).contains(nodeId.count) || nodeId.contains(where: { $0.isWhitespace }) {
+            throw ValidationError("--node-id must be 1-64 characters without spaces")
+        }
+        if let nodeUrl {
+            guard let url = URL(string: nodeUrl), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ValidationError("--node-url must be an http:// or https:// URL")
+            }
         }
         guard (0...3_600).contains(recordingChunkSeconds) else {
             throw ValidationError("--recording-chunk-seconds must be 0...3600 (0: one file per stream)")
@@ -190,6 +204,8 @@ struct ServeCommand: AsyncParsableCommand {
                                            activePipelineLimit: maxActivePipelines)
                 },
                 database: try database.map { try PostgresConnectionURL($0) },
+                nodeId: nodeId,
+                nodeURL: nodeUrl,
                 connections: ConnectionLimits(preJoinPerAddress: maxPreJoinPerAddress, maximumConnections: maxConnections)
             ),
             logger: logger

@@ -1,18 +1,21 @@
-"""Two `carillon serve` nodes on one PostgreSQL (`--database`), the first step of a cluster: each node answers the
-control API from the shared database (what one node created, the other reads, repeats idempotently and deletes),
-and a join token one node issued opens a signaling session on the other (the join-token secret is shared). The
-PostgreSQL server is the tests' own (scripts/test-postgresql.sh: Debian's, on a Unix socket in a private directory)."""
+"""`carillon serve` nodes on one PostgreSQL (`--database`), the first steps of a cluster: each node answers the
+control API from the shared database (what one node created, the other reads, repeats idempotently and deletes), a
+join token one node issued opens a signaling session on the other (the join-token secret is shared), and every node
+heartbeats, so `carillon nodes` shows each as serving, draining or dead. The PostgreSQL server is the tests' own
+(scripts/test-postgresql.sh: Debian's, on a Unix socket in a private directory)."""
 import asyncio
+import json
 import os
 import subprocess
 import tempfile
+import time
 
 import pytest
 from aiortc.mediastreams import AudioStreamTrack
 from botocore.exceptions import ClientError
 
 from chime_attendee import ChimeAttendee
-from conftest import make_client, start_server, stop_server
+from conftest import ACCESS_KEY_ID, SECRET_ACCESS_KEY, make_client, start_server, stop_server
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -83,3 +86,54 @@ def test_an_unreachable_database_is_a_clear_error_at_start():
             capture_output=True, text=True, timeout=90)
         assert result.returncode != 0
         assert "cannot be used" in result.stdout + result.stderr, result.stdout + result.stderr
+
+
+def nodes(endpoint):
+    binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
+    env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY)
+    result = subprocess.run([binary, "nodes", "--endpoint", endpoint, "--json"], capture_output=True, text=True,
+                            env=env, timeout=30)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return {node["NodeId"]: node for node in json.loads(result.stdout)["Nodes"]}
+
+
+def wait_for(what, check, timeout=15):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+def test_carillon_nodes_shows_serving_draining_and_dead_nodes(postgresql):
+    directory, database = postgresql
+    url = f"postgresql://postgres@localhost/{database}?host={directory}&sslmode=disable"
+    with tempfile.TemporaryDirectory(prefix="carillon-nodes-") as root:
+        started = {name: start_server(os.path.join(root, name), extra=["--database", url, "--node-id", name])
+                   for name in ("node-a", "node-b", "node-c")}
+        try:
+            listed = wait_for("three serving nodes", lambda: (lambda n: n if len(n) == 3 and all(
+                node["State"] == "serving" for node in n.values()) else None)(nodes(started["node-a"].endpoint)))
+            assert listed["node-b"]["Url"] == started["node-b"].endpoint
+            assert listed["node-b"]["MediaAddress"] == started["node-b"].media
+            # A node asked to stop says it drains; a killed one is dead once its heartbeats have been missing 5 s.
+            stop_server(started["node-c"])
+            assert started["node-c"].process.returncode == 0
+            assert nodes(started["node-a"].endpoint)["node-c"]["State"] == "draining"
+            started["node-b"].process.kill()
+            started["node-b"].process.wait(timeout=10)
+            wait_for("node-b dead", lambda: nodes(started["node-a"].endpoint)["node-b"]["State"] == "dead")
+            assert nodes(started["node-a"].endpoint)["node-a"]["State"] == "serving"
+        finally:
+            for server in started.values():
+                if server.process.poll() is None:
+                    stop_server(server)
+
+
+def test_a_single_node_lists_itself(server):
+    listed = nodes(server.endpoint)
+    assert len(listed) == 1
+    (node,) = listed.values()
+    assert node["State"] == "serving" and node["Url"] == server.endpoint and node["MediaAddress"] == server.media

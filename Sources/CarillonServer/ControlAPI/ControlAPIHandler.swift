@@ -15,6 +15,7 @@ public struct ControlAPIHandler: Sendable {
     let lifecycle: (any MeetingLifecycleObserver)?
     let live: (any LiveAttendeeSource)?
     let capture: (any MediaCaptureControl)?
+    let cluster: (any ClusterNodeSource)?
     private let inFlight = NIOLockedValueBox<Set<String>>([])
 
     /// Creates the handler.
@@ -28,6 +29,7 @@ public struct ControlAPIHandler: Sendable {
     ///   - live: What attendees are doing now, for Carillon's `GET /carillon/meetings/{id}/attendees` (without one,
     ///     every attendee reads `not-joined`).
     ///   - capture: Records media capture pipelines; without one, CreateMediaCapturePipeline is refused.
+    ///   - cluster: The nodes `GET /carillon/nodes` lists (none without one).
     public init(
         store: any MeetingStore,
         placement: any MeetingPlacement,
@@ -35,9 +37,11 @@ public struct ControlAPIHandler: Sendable {
         issueJoinToken: @escaping @Sendable (_ meetingId: String, _ attendeeId: String) -> String,
         lifecycle: (any MeetingLifecycleObserver)? = nil,
         live: (any LiveAttendeeSource)? = nil,
-        capture: (any MediaCaptureControl)? = nil
+        capture: (any MediaCaptureControl)? = nil,
+        cluster: (any ClusterNodeSource)? = nil
     ) {
         self.capture = capture
+        self.cluster = cluster
         self.store = store
         self.placement = placement
         self.accountId = accountId
@@ -98,6 +102,7 @@ public struct ControlAPIHandler: Sendable {
         case .untagResource: return try await untagResource(request)
         case .listTagsForResource: return try await listTags(query)
         case .listLiveAttendees: return try await listLiveAttendees(segments[2])
+        case .listNodes: return try await listNodes()
         case .createMediaCapturePipeline: return try await createMediaCapturePipeline(request)
         case .getMediaCapturePipeline: return try await getMediaCapturePipeline(segments[1])
         case .listMediaCapturePipelines: return try await listMediaCapturePipelines(query)

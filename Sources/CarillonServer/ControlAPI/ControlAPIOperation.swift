@@ -43,6 +43,8 @@ public enum ControlAPIOperation: String, Sendable, CaseIterable {
     case listMediaCapturePipelines = "ListMediaCapturePipelines"
     /// DeleteMediaCapturePipeline.
     case deleteMediaCapturePipeline = "DeleteMediaCapturePipeline"
+    /// Carillon's extension: the cluster's nodes (`GET /carillon/nodes`).
+    case listNodes = "CarillonListNodes"
     /// Carillon's extension: every attendee of a meeting with its live state (`GET /carillon/meetings/{id}/attendees`).
     case listLiveAttendees = "CarillonListLiveAttendees"
 
@@ -74,6 +76,7 @@ public enum ControlAPIOperation: String, Sendable, CaseIterable {
         case ("GET", 1, "sdk-media-capture-pipelines"): self = .listMediaCapturePipelines
         case ("GET", 2, "sdk-media-capture-pipelines"): self = .getMediaCapturePipeline
         case ("DELETE", 2, "sdk-media-capture-pipelines"): self = .deleteMediaCapturePipeline
+        case ("GET", 2, "carillon") where segments[1] == "nodes": self = .listNodes
         case ("GET", 4, "carillon") where segments[1] == "meetings" && segments[3] == "attendees":
             self = .listLiveAttendees
         default: return nil

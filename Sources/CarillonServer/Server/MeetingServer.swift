@@ -34,6 +34,8 @@ public final class MeetingServer: Service, Sendable {
     public let rooms: MeetingRooms
     private let handler: ControlAPIHandler
     private let placement: LocalMeetingPlacement
+    /// This node: its identity, heartbeats (on PostgreSQL) and the single node's `GET /carillon/nodes`.
+    private let node: NodeHeartbeat
     /// Media capture pipelines, when the server records (`RecordingConfiguration`).
     private let capture: MediaCapturePipelines?
     /// The TLS certificate, when the server terminates TLS itself.
@@ -105,6 +107,9 @@ public final class MeetingServer: Service, Sendable {
             publicEndpoint: configuration.publicEndpoint
         )
         self.placement = placement
+        let node = NodeHeartbeat(nodeId: configuration.nodeId, url: configuration.nodeURL,
+                                 mediaAddress: "\(configuration.advertisedHost):\(announcedPort)", rooms: rooms)
+        self.node = node
         let capture = configuration.recordings.map {
             MediaCapturePipelines(configuration: $0, store: store, rooms: rooms, logger: logger)
         }
@@ -118,7 +123,8 @@ public final class MeetingServer: Service, Sendable {
             },
             lifecycle: LiveMeetingTerminator(rooms: rooms, logger: logger),
             live: rooms,
-            capture: capture
+            capture: capture,
+            cluster: postgres.map { $0 as any ClusterNodeSource } ?? node
         )
     }
 
@@ -141,9 +147,13 @@ public final class MeetingServer: Service, Sendable {
             let offered = request.headers[.secWebSocketProtocol] ?? ""
             let selects = offered.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == SignalingEndpoint.subProtocol }
             return .upgrade(selects ? [.secWebSocketProtocol: SignalingEndpoint.subProtocol] : [:])
-        } onUpgrade: { [metrics] inbound, outbound, context in
+        } onUpgrade: { [metrics, node] inbound, outbound, context in
             metrics.sessionOpened()
-            defer { metrics.sessionClosed() }
+            node.sessionOpened()
+            defer {
+                metrics.sessionClosed()
+                node.sessionClosed()
+            }
             let channel = context.requestContext.channel
             connections.awaitingJoin(channel)
             await endpoint.serve(
@@ -249,11 +259,29 @@ public final class MeetingServer: Service, Sendable {
                                port: endpoint.port, option: "--metrics-port")
                     }
                     tasks.addTask { await expiry.run() }
+                    let node = self.node
+                    // Like expiry, it runs until the listener ends the server.
+                    let postgres = self.postgres, logger = self.logger
+                    tasks.addTask {
+                        // Polled, not awaited: a listener that fails to bind ends the group, and this task must
+                        // end with it (``waitUntilReady()`` would wait for good).
+                        while !Task.isCancelled {
+                            if let address = readiness.withLockedValue({ $0.address }) {
+                                node.bound(to: address)
+                                break
+                            }
+                            try? await Task.sleep(for: .milliseconds(20))
+                        }
+                        await node.run(store: postgres, logger: logger)
+                    }
                     // The listener ends the server (shutdown or failure); expiry stops with it.
                     defer { tasks.cancelAll() }
                     try await tasks.next()
                 }
-            } onGracefulShutdown: {
+            } onGracefulShutdown: { [node, postgres] in
+                // Draining: no new meetings here from now on; the other nodes see it at once.
+                node.drain()
+                if let postgres, let beat = node.beat() { Task { try? await postgres.heartbeat(beat) } }
                 rooms.closeAll(code: SignalingCloseCode.shuttingDown)
             }
         } catch {
@@ -266,6 +294,8 @@ public final class MeetingServer: Service, Sendable {
         await capture?.suspendAll()
         rooms.closeAll(code: SignalingCloseCode.shuttingDown)
         await media.port.close()
+        // The last word: draining (dead once its heartbeats have been missing long enough).
+        if let postgres, let beat = node.beat() { try? await postgres.heartbeat(beat) }
         postgres?.stop()
     }
 

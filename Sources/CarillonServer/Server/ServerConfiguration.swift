@@ -37,6 +37,10 @@ public struct ServerConfiguration: Sendable {
     public var operations: OperationsEndpoint?
     /// Where the lifecycle events of meetings created with a `NotificationsConfiguration` go; nil sends none.
     public var webhook: WebhookTarget?
+    /// This node's name in a cluster (`--node-id`); nil: `<host name>:<HTTP port>`.
+    public var nodeId: String?
+    /// How other nodes reach this node's HTTP port (`--node-url`); nil: the listener's own URL.
+    public var nodeURL: String?
     /// The PostgreSQL a cluster's nodes share (`carillon serve --database`); nil keeps meetings in SQLite in
     /// ``dataDirectory``.
     public var database: PostgresConnectionURL?
@@ -65,8 +69,12 @@ public struct ServerConfiguration: Sendable {
         webhook: WebhookTarget? = nil,
         recordings: RecordingConfiguration? = nil,
         database: PostgresConnectionURL? = nil,
+        nodeId: String? = nil,
+        nodeURL: String? = nil,
         connections: ConnectionLimits = .init()
     ) {
+        self.nodeId = nodeId
+        self.nodeURL = nodeURL
         self.database = database
         self.recordings = recordings
         self.connections = connections

@@ -18,17 +18,21 @@ public final class PostgresMeetingStore: MeetingStore {
     /// The advisory lock that serialises counting active pipelines across nodes.
     static let pipelineLimitLock: Int64 = 0x4361_7269_6C6C_6F6F
 
-    private let client: PostgresClient
-    private let logger: Logger
+    let client: PostgresClient
+    let logger: Logger
+    /// A node without a heartbeat for this long is dead (``ClusterNode/deadAfter``; shorter in tests).
+    let nodeDeadAfter: Duration
     /// The pool's task when the store runs it itself (``start()``).
     private let running = NIOLockedValueBox<Task<Void, Never>?>(nil)
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
 
-    /// A store on the database `configuration` names; call ``run()`` in a task, then ``migrate()``.
-    public init(configuration: PostgresClient.Configuration, logger: Logger) {
+    /// A store on the database `configuration` names; call ``run()`` in a task, then ``migrate()``. A node without a
+    /// heartbeat for `nodeDeadAfter` counts as dead.
+    public init(configuration: PostgresClient.Configuration, logger: Logger, nodeDeadAfter: Duration = ClusterNode.deadAfter) {
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
+        self.nodeDeadAfter = nodeDeadAfter
     }
 
     /// Runs the connection pool until the task is cancelled.
@@ -125,6 +129,29 @@ public final class PostgresMeetingStore: MeetingStore {
             """,
             "CREATE INDEX capture_pipeline_meeting ON capture_pipeline (meeting_id, status)",
         ]),
+        // A cluster's nodes and where each meeting is hosted (`PostgresMeetingStore+Cluster.swift`).
+        (2, [
+            """
+            CREATE TABLE node (
+                node_id TEXT PRIMARY KEY,
+                url TEXT NOT NULL,
+                media_address TEXT NOT NULL,
+                serving BOOLEAN NOT NULL,
+                meetings INTEGER NOT NULL,
+                attendees INTEGER NOT NULL,
+                load DOUBLE PRECISION NOT NULL,
+                heartbeat_at TIMESTAMPTZ NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE placement (
+                meeting_id TEXT PRIMARY KEY REFERENCES meeting (meeting_id) ON DELETE CASCADE,
+                node_id TEXT NOT NULL,
+                epoch BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX placement_node ON placement (node_id)",
+        ]),
     ]
 
     /// Brings the schema to the newest version; safe when several nodes call it at once (the first applies each
@@ -158,7 +185,7 @@ public final class PostgresMeetingStore: MeetingStore {
 
     // MARK: Reading helpers
 
-    private func strings(_ query: PostgresQuery) async throws -> [String] {
+    func strings(_ query: PostgresQuery) async throws -> [String] {
         var values: [String] = []
         for try await value in try await client.query(query, logger: logger).decode(String.self) { values.append(value) }
         return values
