@@ -90,3 +90,17 @@ def make_client(endpoint, key_id=ACCESS_KEY_ID, secret=SECRET_ACCESS_KEY, region
 @pytest.fixture()
 def chime(server):
     return make_client(server.endpoint)
+
+
+@pytest.fixture()
+def postgresql():
+    """(socket directory, database name) of a fresh database on a private PostgreSQL, stopped afterwards."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "test-postgresql.sh")
+    process = subprocess.Popen(["bash", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = process.stdout.readline().split()
+    assert line[:1] == ["ready"], line
+    directory = line[1]
+    subprocess.run(["createdb", "-h", directory, "-U", "postgres", "carillon"], check=True)
+    yield directory, "carillon"
+    process.stdin.close()
+    process.wait(timeout=30)

@@ -17,22 +17,6 @@ from botocore.exceptions import ClientError
 from chime_attendee import ChimeAttendee
 from conftest import ACCESS_KEY_ID, SECRET_ACCESS_KEY, make_client, start_server, stop_server
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-@pytest.fixture()
-def postgresql():
-    """(socket directory, database name) of a fresh database on a private PostgreSQL, stopped afterwards."""
-    script = os.path.join(HERE, "..", "..", "scripts", "test-postgresql.sh")
-    process = subprocess.Popen(["bash", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    line = process.stdout.readline().split()
-    assert line[:1] == ["ready"], line
-    directory = line[1]
-    subprocess.run(["createdb", "-h", directory, "-U", "postgres", "carillon"], check=True)
-    yield directory, "carillon"
-    process.stdin.close()
-    process.wait(timeout=30)
-
 
 def test_two_nodes_share_meetings_attendees_and_join_tokens(postgresql):
     directory, database = postgresql

@@ -8,6 +8,8 @@ public struct ClusterNode: Sendable, Equatable {
     public static let heartbeatInterval = Duration.seconds(1)
     /// A node without a heartbeat for this long is dead.
     public static let deadAfter = Duration.seconds(5)
+    /// A heartbeat not written within this long is given up (the next one is due anyway).
+    public static let heartbeatTimeout = Duration.seconds(2)
 
     /// The node's name (`--node-id`).
     public var nodeId: String

@@ -47,7 +47,10 @@ final class NodeHeartbeat: ClusterNodeSource {
         }
     }
 
-    /// A signaling session opened or closed.
+    /// The node's id once its listener is bound (``bound(to:)``).
+    var nodeId: String? { state.withLockedValue { $0.nodeId } }
+
+    /// A signaling session hosted here opened or closed.
     func sessionOpened() { state.withLockedValue { $0.sessions += 1 } }
     func sessionClosed() { state.withLockedValue { $0.sessions -= 1 } }
 
@@ -75,15 +78,17 @@ final class NodeHeartbeat: ClusterNodeSource {
     }
 
     /// Beats every ``ClusterNode/heartbeatInterval`` until cancelled (measuring the load), into `store` when the node
-    /// has one; a failed write is logged and the next tried (the database may be away for a moment).
-    func run(store: PostgresMeetingStore?, logger: Logger) async {
+    /// has one, then runs `afterBeat` (the cluster's fence); a failed write is logged and the next tried (the database
+    /// may be away for a moment). Each write gives up after ``ClusterNode/heartbeatTimeout``.
+    func run(store: PostgresMeetingStore?, logger: Logger, afterBeat: @Sendable () async -> Void = {}) async {
         var failing = false
         while !Task.isCancelled {
             if let beat = beat(), let store {
                 do {
-                    try await store.heartbeat(beat)
+                    try await store.heartbeat(beat, timeout: ClusterNode.heartbeatTimeout)
                     if failing { logger.info("heartbeats reach the database again") }
                     failing = false
+                    await afterBeat()
                 } catch {
                     if !failing { logger.warning("heartbeat failed: \(error)") }
                     failing = true

@@ -2,8 +2,6 @@ import CarillonProtocol
 import Foundation
 
 extension ControlAPIHandler {
-    private static let sinceFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
-
     /// Carillon's extension `GET /carillon/meetings/{MeetingId}/attendees`: every stored attendee (all pages of
     /// ListAttendees in one answer; a meeting holds at most 250), each with what the live room knows of it, or
     /// `not-joined`.
@@ -26,7 +24,7 @@ extension ControlAPIHandler {
             }
             let since = Date(timeIntervalSince1970: Double(state.sinceUnixNanoseconds) / 1e9)
             return ControlAPI.LiveAttendee(attendeeId: record.attendeeId, externalUserId: record.externalUserId,
-                                           state: state.presence.rawValue, since: since.formatted(Self.sinceFormat),
+                                           state: state.presence.rawValue, since: since.formatted(Self.timestampFormat),
                                            muted: state.muted, video: state.video, content: state.content)
         }
         return (200, try encode(ControlAPI.LiveAttendeesResponse(attendees: attendees)))

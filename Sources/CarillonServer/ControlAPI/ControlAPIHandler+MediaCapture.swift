@@ -115,12 +115,8 @@ extension ControlAPIHandler {
             mediaPipelineId: pipeline.pipelineId, mediaPipelineArn: arn(pipeline, region: meeting?.mediaRegion),
             sourceType: "ChimeSdkMeeting", sourceArn: pipeline.sourceArn, status: pipeline.status.rawValue,
             sinkType: "S3Bucket", sinkArn: pipeline.sinkArn,
-            createdTimestamp: Self.iso8601(pipeline.createdAt), updatedTimestamp: Self.iso8601(pipeline.updatedAt),
+            createdTimestamp: pipeline.createdAt.formatted(Self.timestampFormat), updatedTimestamp: pipeline.updatedAt.formatted(Self.timestampFormat),
             chimeSdkMeetingConfiguration: pipeline.configuration)
-    }
-
-    private static func iso8601(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 
     /// The meeting id of a source ARN: `arn:aws:chime:<region>:<account>:meeting:<id>` or `…:meeting/<id>` (the form

@@ -59,9 +59,13 @@ extension ControlAPIHandler {
             meeting = try await insertMeeting(body, region: region, features: features, tags: tags, key: nil)
         }
 
-        guard withAttendees else { return (200, try encode(ControlAPI.MeetingResponse(meeting: render(meeting)))) }
+        let mediaPlacement = try await placement.place(meetingId: meeting.meetingId)
+        guard withAttendees else {
+            return (200, try encode(ControlAPI.MeetingResponse(meeting: render(meeting, mediaPlacement))))
+        }
         let (created, errors) = try await createAttendees(attendees, in: meeting)
-        return (200, try encode(ControlAPI.MeetingWithAttendeesResponse(meeting: render(meeting), attendees: created, errors: errors)))
+        return (200, try encode(ControlAPI.MeetingWithAttendeesResponse(meeting: render(meeting, mediaPlacement),
+                                                                         attendees: created, errors: errors)))
     }
 
     private func insertMeeting(
@@ -90,7 +94,9 @@ extension ControlAPIHandler {
 
     /// GetMeeting.
     func getMeeting(_ id: String) async throws -> (Int, [UInt8]?) {
-        (200, try encode(ControlAPI.MeetingResponse(meeting: render(try await meetingRecord(id)))))
+        let meeting = try await meetingRecord(id)
+        let placements = try await placement.mediaPlacements(meetingIds: [meeting.meetingId])
+        return (200, try encode(ControlAPI.MeetingResponse(meeting: render(meeting, placements[meeting.meetingId]))))
     }
 
     /// The legacy ListMeetings (`GET /meetings`), kept for `carillon meeting list` and old clients: paginated as
@@ -101,7 +107,9 @@ extension ControlAPIHandler {
         let page = try await store.meetings(after: after, limit: limit + 1)
         let shown = Array(page.prefix(limit))
         let next = page.count > limit ? shown.last.map { "p\($0.sequence)" } : nil
-        return (200, try encode(ControlAPI.MeetingsResponse(meetings: shown.map { render($0.record) }, nextToken: next)))
+        let placements = try await placement.mediaPlacements(meetingIds: shown.map(\.record.meetingId))
+        return (200, try encode(ControlAPI.MeetingsResponse(meetings: shown.map { render($0.record, placements[$0.record.meetingId]) },
+                                                            nextToken: next)))
     }
 
     /// DeleteMeeting: removes it with its attendees and ends its live sessions.

@@ -10,8 +10,7 @@ extension ControlAPIHandler {
             ControlAPI.NodesResponse.Node(
                 nodeId: node.nodeId, url: node.url, mediaAddress: node.mediaAddress, state: node.state.rawValue,
                 meetings: node.meetings, attendees: node.attendees, load: node.load,
-                lastHeartbeat: node.heartbeatAt.formatted(.iso8601.year().month().day()
-                    .time(includingFractionalSeconds: true).timeZone(separator: .omitted)))
+                lastHeartbeat: node.heartbeatAt.formatted(Self.timestampFormat))
         }
         return (200, try encode(ControlAPI.NodesResponse(nodes: listed)))
     }

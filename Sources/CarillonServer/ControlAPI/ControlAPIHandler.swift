@@ -150,6 +150,9 @@ public struct ControlAPIHandler: Sendable {
         Array(try JSONEncoder().encode(value))
     }
 
+    /// How the API writes a time: ISO 8601 in UTC with milliseconds (`2026-11-29T16:53:33.545Z`), as Chime does.
+    static let timestampFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+
     func meetingRecord(_ rawId: String) async throws -> MeetingRecord {
         let id = try ControlAPIValidation.guid(rawId, "MeetingId")
         guard let meeting = try await store.meeting(id: id) else { throw ControlAPIError.notFound("meeting \(id) not found") }
@@ -160,13 +163,14 @@ public struct ControlAPIHandler: Sendable {
         "arn:aws:chime:\(meeting.mediaRegion):\(accountId):meeting/\(meeting.meetingId)"
     }
 
-    func render(_ meeting: MeetingRecord) -> ControlAPI.Meeting {
+    /// The meeting as the API shows it, with its MediaPlacement (``MeetingPlacement``).
+    func render(_ meeting: MeetingRecord, _ mediaPlacement: ControlAPI.MediaPlacement?) -> ControlAPI.Meeting {
         ControlAPI.Meeting(
             meetingId: meeting.meetingId,
             meetingHostId: meeting.meetingHostId,
             externalMeetingId: meeting.externalMeetingId,
             mediaRegion: meeting.mediaRegion,
-            mediaPlacement: placement.mediaPlacement(meetingId: meeting.meetingId),
+            mediaPlacement: mediaPlacement,
             meetingFeatures: meeting.features,
             primaryMeetingId: meeting.primaryMeetingId,
             tenantIds: meeting.tenantIds,

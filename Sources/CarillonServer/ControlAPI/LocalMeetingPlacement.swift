@@ -26,8 +26,22 @@ public final class LocalMeetingPlacement: MeetingPlacement {
     /// Records the port the listener actually bound.
     public func setHTTPPort(_ port: Int) { httpPort.withLockedValue { $0 = port } }
 
-    /// See ``MeetingPlacement``.
-    public func mediaPlacement(meetingId: String) -> ControlAPI.MediaPlacement {
+    /// This server's media address, as clients reach it (`host:port`).
+    public var mediaAddress: String { "\(host):\(mediaPort)" }
+
+    /// See ``MeetingPlacement``: on this server.
+    public func place(meetingId: String) async throws -> ControlAPI.MediaPlacement {
+        mediaPlacement(meetingId: meetingId, mediaAddress: mediaAddress)
+    }
+
+    /// See ``MeetingPlacement``: on this server.
+    public func mediaPlacements(meetingIds: [String]) async throws -> [String: ControlAPI.MediaPlacement] {
+        Dictionary(uniqueKeysWithValues: meetingIds.map { ($0, mediaPlacement(meetingId: $0, mediaAddress: mediaAddress)) })
+    }
+
+    /// The MediaPlacement of `meetingId` with its media at `mediaAddress` (`host:port`: this server's, or in a
+    /// cluster the hosting node's) and every other URL at this server or its public endpoint.
+    public func mediaPlacement(meetingId: String, mediaAddress: String) -> ControlAPI.MediaPlacement {
         let http: String, ws: String
         if let publicEndpoint {
             http = publicEndpoint
@@ -39,7 +53,7 @@ public final class LocalMeetingPlacement: MeetingPlacement {
             ws = "\(secure ? "wss" : "ws")://\(host):\(port)"
         }
         return ControlAPI.MediaPlacement(
-            audioHostUrl: "\(host):\(mediaPort)",
+            audioHostUrl: mediaAddress,
             audioFallbackUrl: "\(ws)/calls/\(meetingId)",
             signalingUrl: "\(ws)/control/\(meetingId)",
             turnControlUrl: "\(http)/calls/\(meetingId)/turn",

@@ -20,6 +20,10 @@ struct MeetingExpiry: Sendable {
     let logger: Logger
     /// When this server started (monotonic).
     let started: NIODeadline
+    /// In a cluster, the meetings another live node hosts: that node judges them by its room, so a meeting is
+    /// expired once across the cluster (a meeting placed nowhere, or on a dead node, may be judged by several nodes
+    /// alike; its deletion happens once).
+    var hostedElsewhere: (@Sendable () async throws -> Set<String>)? = nil
 
     /// Checks until the task is cancelled.
     func run() async {
@@ -44,9 +48,16 @@ struct MeetingExpiry: Sendable {
             logger.error("meeting expiry: storage unavailable: \(error)")
             return []
         }
+        let elsewhere: Set<String>
+        do {
+            elsewhere = try await hostedElsewhere?() ?? []
+        } catch {
+            logger.error("meeting expiry: placements unavailable: \(error)")
+            return []
+        }
         let sinceStart = NIODeadline.now() - started
         var ended: [String] = []
-        for meeting in meetings {
+        for meeting in meetings where !elsewhere.contains(meeting.meetingId) {
             let age = TimeAmount.nanoseconds(Int64(max(0, Date().timeIntervalSince(meeting.createdAt)) * 1e9))
             let idle: TimeAmount
             if let room = rooms.existingRoom(for: meeting.meetingId) {

@@ -37,7 +37,12 @@ final class MediaCapturePipelines: MediaCaptureControl {
     }
 
     func start(_ pipeline: MediaCapturePipelineRecord) {
-        guard let room = rooms.room(for: pipeline.meetingId) else {
+        start(pipeline, epoch: nil)
+    }
+
+    /// Starts a pipeline's recording in its meeting's room here, opened at placement `epoch` in a cluster.
+    func start(_ pipeline: MediaCapturePipelineRecord, epoch: Int64?) {
+        guard let room = rooms.room(for: pipeline.meetingId, epoch: epoch) else {
             // The meeting ended between the check and now.
             update(pipeline.pipelineId, to: .stopped)
             return
@@ -69,14 +74,37 @@ final class MediaCapturePipelines: MediaCaptureControl {
 
     /// Starts again every pipeline the store says was recording (the server stopped or was killed meanwhile); those
     /// that were stopping are stopped (their files are as the last run left them), those whose meeting is gone too.
-    func resume() async throws {
+    /// A cluster's node (`startsRecordings` false) only stops those whose meeting is gone: the others resume on the
+    /// node that hosts their meeting (``resume(meetingId:epoch:)``).
+    func resume(startsRecordings: Bool = true) async throws {
         for pipeline in try await store.unfinishedCapturePipelines() {
             let meeting = try await store.meeting(id: pipeline.meetingId)
-            if pipeline.status == .stopping || meeting == nil {
+            if meeting == nil || (startsRecordings && pipeline.status == .stopping) {
                 update(pipeline.pipelineId, to: .stopped)
-            } else {
+            } else if startsRecordings {
                 logger.info("recording resumed", metadata: ["pipeline": "\(pipeline.pipelineId)"])
                 start(pipeline)
+            }
+        }
+    }
+
+    /// In a cluster, where a meeting's pipelines run on the node that hosts it: does here what the store says of the
+    /// meeting's unfinished pipelines (starts those not running at placement `epoch`, stops those stopping). Called
+    /// when this node opens the meeting's room and when another node took a pipeline call for it.
+    func resume(meetingId: String, epoch: Int64) async {
+        let pipelines: [MediaCapturePipelineRecord]
+        do {
+            pipelines = try await store.unfinishedCapturePipelines().filter { $0.meetingId == meetingId }
+        } catch {
+            logger.error("could not read the meeting's pipelines: \(error)", metadata: ["meeting": "\(meetingId)"])
+            return
+        }
+        for pipeline in pipelines {
+            if pipeline.status == .stopping {
+                stop(pipeline)
+            } else if !running.withLockedValue({ $0[pipeline.pipelineId] != nil }) {
+                logger.info("recording resumed", metadata: ["pipeline": "\(pipeline.pipelineId)"])
+                start(pipeline, epoch: epoch)
             }
         }
     }
@@ -84,7 +112,17 @@ final class MediaCapturePipelines: MediaCaptureControl {
     /// Finishes the open files of every running recording (the server stops) and waits until they are written; the
     /// pipelines stay InProgress and resume at the next start.
     func suspendAll() async {
-        let recordings = running.withLockedValue { Array($0) }
+        await suspend { _ in true }
+    }
+
+    /// Finishes the open files of the meeting's running recordings (it moved to another node, which resumes them);
+    /// the pipelines stay InProgress.
+    func suspend(meetingId: String) async {
+        await suspend { $0 == meetingId }
+    }
+
+    private func suspend(where meeting: (String) -> Bool) async {
+        let recordings = running.withLockedValue { $0.filter { meeting($0.value.room.meetingId) } }
         for (id, recording) in recordings {
             try? await recording.room.suspendRecording(id).get()
             await recording.writer.drain()

@@ -36,6 +36,9 @@ public final class MeetingServer: Service, Sendable {
     private let placement: LocalMeetingPlacement
     /// This node: its identity, heartbeats (on PostgreSQL) and the single node's `GET /carillon/nodes`.
     private let node: NodeHeartbeat
+    /// On PostgreSQL, this node as a cluster member: signaling routed to the hosting node, the fence, the changes
+    /// other nodes take.
+    private let membership: ClusterMembership?
     /// Media capture pipelines, when the server records (`RecordingConfiguration`).
     private let capture: MediaCapturePipelines?
     /// The TLS certificate, when the server terminates TLS itself.
@@ -114,16 +117,21 @@ public final class MeetingServer: Service, Sendable {
             MediaCapturePipelines(configuration: $0, store: store, rooms: rooms, logger: logger)
         }
         self.capture = capture
+        let terminator = LiveMeetingTerminator(rooms: rooms, logger: logger)
+        let membership = postgres.map {
+            ClusterMembership(store: $0, node: node, rooms: rooms, local: terminator, capture: capture, logger: logger)
+        }
+        self.membership = membership
         self.handler = ControlAPIHandler(
             store: store,
-            placement: placement,
+            placement: postgres.map { ClusterMeetingPlacement(store: $0, urls: placement) } ?? placement,
             accountId: configuration.accountId,
             issueJoinToken: { meetingId, attendeeId in
                 JoinToken.issue(meetingId: meetingId, attendeeId: attendeeId, secret: secret)
             },
-            lifecycle: LiveMeetingTerminator(rooms: rooms, logger: logger),
+            lifecycle: membership ?? terminator,
             live: rooms,
-            capture: capture,
+            capture: Self.captureControl(capture, membership: membership),
             cluster: postgres.map { $0 as any ClusterNodeSource } ?? node
         )
     }
@@ -133,6 +141,8 @@ public final class MeetingServer: Service, Sendable {
         let endpoint = SignalingEndpoint(
             rooms: rooms,
             authenticator: StoreSignalingAuthenticator(store: store, secret: tokenSecret),
+            router: membership,
+            bridge: membership.map { _ in SignalingBridge(node: node, group: group, logger: logger) },
             logger: logger
         )
         // Never past the descriptor limit: at EMFILE, NIO's accept loop retries at once and spins a core (its accept
@@ -149,10 +159,11 @@ public final class MeetingServer: Service, Sendable {
             return .upgrade(selects ? [.secWebSocketProtocol: SignalingEndpoint.subProtocol] : [:])
         } onUpgrade: { [metrics, node] inbound, outbound, context in
             metrics.sessionOpened()
-            node.sessionOpened()
+            // Only a session hosted here is one of this node's attendees (a bridged one is its host's).
+            let hosted = NIOLockedValueBox(false)
             defer {
                 metrics.sessionClosed()
-                node.sessionClosed()
+                if hosted.withLockedValue({ $0 }) { node.sessionClosed() }
             }
             let channel = context.requestContext.channel
             connections.awaitingJoin(channel)
@@ -161,7 +172,15 @@ public final class MeetingServer: Service, Sendable {
                 outbound: outbound,
                 meetingId: context.requestContext.parameters.get("meetingId") ?? "",
                 offeredProtocols: context.request.headers[.secWebSocketProtocol],
-                authenticated: { connections.joined(channel) }
+                requestPath: context.request.uri.description,
+                bridgedBy: context.request.headers[SignalingBridge.bridgedByHeader],
+                authenticated: { hostedHere in
+                    connections.joined(channel)
+                    if hostedHere {
+                        hosted.withLockedValue { $0 = true }
+                        node.sessionOpened()
+                    }
+                }
             )
         }
         let responder = ControlAPIResponder(
@@ -235,9 +254,12 @@ public final class MeetingServer: Service, Sendable {
         if operations == nil { readiness.withLockedValue { $0.operationsExpected = false } }
         let rooms = self.rooms
         let capture = self.capture
-        try await capture?.resume()
+        let membership = self.membership
+        try await capture?.resume(startsRecordings: membership == nil)
+        var hostedElsewhere: (@Sendable () async throws -> Set<String>)?
+        if let membership { hostedElsewhere = { try await membership.meetingsHostedElsewhere() } }
         let expiry = MeetingExpiry(store: store, rooms: rooms, policy: configuration.meetingExpiry, logger: logger,
-                                   started: .now())
+                                   started: .now(), hostedElsewhere: hostedElsewhere)
         do {
             try await withGracefulShutdownHandler {
                 try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -272,17 +294,25 @@ public final class MeetingServer: Service, Sendable {
                             }
                             try? await Task.sleep(for: .milliseconds(20))
                         }
-                        await node.run(store: postgres, logger: logger)
+                        await node.run(store: postgres, logger: logger, afterBeat: { await membership?.fence() })
                     }
+                    if let membership { tasks.addTask { await membership.listen() } }
                     // The listener ends the server (shutdown or failure); expiry stops with it.
                     defer { tasks.cancelAll() }
                     try await tasks.next()
                 }
             } onGracefulShutdown: { [node, postgres] in
-                // Draining: no new meetings here from now on; the other nodes see it at once.
+                // Draining: no new meetings here from now on. Its attendees are told to reconnect once the other
+                // nodes can see that, so their reconnects move their meetings to a serving node.
                 node.drain()
-                if let postgres, let beat = node.beat() { Task { try? await postgres.heartbeat(beat) } }
-                rooms.closeAll(code: SignalingCloseCode.shuttingDown)
+                guard let postgres, let beat = node.beat() else {
+                    rooms.closeAll(code: SignalingCloseCode.shuttingDown)
+                    return
+                }
+                Task {
+                    try? await postgres.heartbeat(beat, timeout: ClusterNode.heartbeatTimeout)
+                    rooms.closeAll(code: SignalingCloseCode.shuttingDown)
+                }
             }
         } catch {
             await capture?.suspendAll()
@@ -295,7 +325,7 @@ public final class MeetingServer: Service, Sendable {
         rooms.closeAll(code: SignalingCloseCode.shuttingDown)
         await media.port.close()
         // The last word: draining (dead once its heartbeats have been missing long enough).
-        if let postgres, let beat = node.beat() { try? await postgres.heartbeat(beat) }
+        if let postgres, let beat = node.beat() { try? await postgres.heartbeat(beat, timeout: ClusterNode.heartbeatTimeout) }
         postgres?.stop()
     }
 
@@ -331,6 +361,14 @@ public final class MeetingServer: Service, Sendable {
             }
             if let address { continuation.resume(returning: address) }
         }
+    }
+
+    /// What the control API starts and stops pipelines through: in a cluster, on the meeting's hosting node.
+    private static func captureControl(_ capture: MediaCapturePipelines?, membership: ClusterMembership?)
+        -> (any MediaCaptureControl)? {
+        guard let capture else { return nil }
+        guard let membership else { return capture }
+        return ClusterMediaCapture(pipelines: capture, membership: membership)
     }
 
     private static func loadTokenSecret(_ store: any MeetingStore) async throws -> JoinTokenSecret {

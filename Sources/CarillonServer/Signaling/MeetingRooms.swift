@@ -24,6 +24,8 @@ public final class MeetingRooms: LiveAttendeeSource {
 
     private struct Directory {
         var rooms: [String: MeetingRoom] = [:]
+        /// In a cluster, the placement epoch each room was opened at (the fence ``release(_:code:)`` acts on).
+        var epochs: [String: Int64] = [:]
         var ended: Set<String> = []
         var endedOrder: [String] = []
 
@@ -47,11 +49,12 @@ public final class MeetingRooms: LiveAttendeeSource {
     }
 
     /// The room of `meetingId`, created on the next event loop if the meeting has none yet; nil when the meeting has
-    /// ended.
-    public func room(for meetingId: String) -> MeetingRoom? {
+    /// ended. In a cluster, `epoch` is the placement this node serves the meeting at (a newer one replaces it).
+    public func room(for meetingId: String, epoch: Int64? = nil) -> MeetingRoom? {
         state.withLockedValue { state in
-            if let room = state.rooms[meetingId] { return room }
             guard !state.ended.contains(meetingId) else { return nil }
+            if let epoch { state.epochs[meetingId] = max(epoch, state.epochs[meetingId] ?? epoch) }
+            if let room = state.rooms[meetingId] { return room }
             let room = MeetingRoom(
                 meetingId: meetingId,
                 eventLoop: group.next(),
@@ -70,21 +73,41 @@ public final class MeetingRooms: LiveAttendeeSource {
         state.withLockedValue { $0.rooms[meetingId] }
     }
 
-    /// Ends a meeting's live sessions (it was deleted or expired) and forgets its room.
-    public func endMeeting(_ meetingId: String) {
+    /// Ends a meeting's live sessions (it was deleted or expired) and forgets its room; `announce` publishes its end
+    /// as an event (false when another node of the cluster ended it and announced it there).
+    public func endMeeting(_ meetingId: String, announce: Bool = true) {
         let (room, first) = state.withLockedValue { state in
             let first = !state.ended.contains(meetingId)
             state.markEnded(meetingId)
+            state.epochs.removeValue(forKey: meetingId)
             return (state.rooms.removeValue(forKey: meetingId), first)
         }
-        if first { events?.meetingEnded(meetingId) }
+        if first, announce { events?.meetingEnded(meetingId) }
         room?.endMeeting()
     }
 
-    /// Ends a deleted attendee's live sessions.
-    public func removeAttendee(meetingId: String, attendeeId: String) {
-        events?.attendeeDeleted(meetingId: meetingId, attendeeId: attendeeId)
+    /// Ends a deleted attendee's live sessions; `announce` as for ``endMeeting(_:announce:)``.
+    public func removeAttendee(meetingId: String, attendeeId: String, announce: Bool = true) {
+        if announce { events?.attendeeDeleted(meetingId: meetingId, attendeeId: attendeeId) }
         existingRoom(for: meetingId)?.removeAttendee(attendeeId)
+    }
+
+    /// In a cluster, the placement epoch of every meeting this node has a room for.
+    public func placedEpochs() -> [String: Int64] {
+        state.withLockedValue { $0.epochs }
+    }
+
+    /// Lets go of a meeting this node no longer hosts (it moved to another node, or this node stops serving it):
+    /// every socket is closed with `code`, which Chime clients answer by reconnecting (to wherever the meeting is
+    /// now), and the room is forgotten without ending the meeting. Only the room opened at `epoch` or before is let
+    /// go, so a room opened again at a newer placement meanwhile stays.
+    public func release(_ meetingId: String, epoch: Int64, code: UInt16) {
+        let room = state.withLockedValue { state -> MeetingRoom? in
+            guard let current = state.epochs[meetingId], current <= epoch else { return nil }
+            state.epochs.removeValue(forKey: meetingId)
+            return state.rooms.removeValue(forKey: meetingId)
+        }
+        room?.closeAll(code: code)
     }
 
     /// Applies new capabilities to the live sessions of `attendeeIds` (UpdateAttendeeCapabilities and its batch form).

@@ -27,13 +27,23 @@ public struct SignalingEndpoint: Sendable {
 
     private let rooms: MeetingRooms
     private let authenticator: any SignalingAuthenticator
+    private let router: (any SignalingRouter)?
+    private let bridge: SignalingBridge?
     private let connectionCounter = NIOLockedValueBox<UInt64>(0)
     private let logger: Logger
 
-    /// Creates the endpoint over a room directory and an authenticator.
+    /// Creates the endpoint over a room directory and an authenticator; in a cluster, `router` says which node hosts
+    /// each meeting and `bridge` carries sockets there.
     public init(rooms: MeetingRooms, authenticator: any SignalingAuthenticator, logger: Logger) {
+        self.init(rooms: rooms, authenticator: authenticator, router: nil, bridge: nil, logger: logger)
+    }
+
+    init(rooms: MeetingRooms, authenticator: any SignalingAuthenticator, router: (any SignalingRouter)?,
+         bridge: SignalingBridge?, logger: Logger) {
         self.rooms = rooms
         self.authenticator = authenticator
+        self.router = router
+        self.bridge = bridge
         self.logger = logger
     }
 
@@ -46,13 +56,17 @@ public struct SignalingEndpoint: Sendable {
     }
 
     /// Runs one socket until it ends; calls `authenticated` once its join token is accepted (the socket is then an
-    /// attendee's, no longer a stranger's: see ``ConnectionLimits``).
+    /// attendee's, no longer a stranger's: see ``ConnectionLimits``), with true when the meeting is hosted here and
+    /// false when the socket is bridged to the hosting node. `requestPath` (path and query) is what a bridge asks the
+    /// hosting node for; `bridgedBy` is the `X-Carillon-Bridged-By` header of a socket another node bridged here.
     public func serve(
         inbound: WebSocketInboundStream,
         outbound: WebSocketOutboundWriter,
         meetingId: String,
         offeredProtocols: String?,
-        authenticated: @Sendable () -> Void = {}
+        requestPath: String? = nil,
+        bridgedBy: String? = nil,
+        authenticated: @Sendable (_ hostedHere: Bool) -> Void = { _ in }
     ) async {
         let connection = SignalingConnectionID(connectionCounter.withLockedValue { value in
             value += 1
@@ -63,34 +77,43 @@ public struct SignalingEndpoint: Sendable {
         logger[metadataKey: "meeting"] = "\(meetingId)"
 
         let admitted: (identity: AttendeeIdentity, permissions: AttendeeMediaPermissions, room: MeetingRoom)?
-        let refusal: (code: UInt16, reason: String)
+        var refusal: (code: UInt16, reason: String)
         switch await authenticator.authenticate(meetingId: meetingId, joinToken: Self.joinToken(fromOffered: offeredProtocols)) {
         case .accepted(let identity, let permissions):
-            // No room: the meeting ended while the token was being checked.
-            admitted = rooms.room(for: meetingId).map { (identity, permissions, $0) }
+            var epoch: Int64?
             refusal = (SignalingCloseCode.meetingEnded, "meeting \(meetingId) has ended")
+            switch await router?.route(meetingId: meetingId, bridgedBy: bridgedBy) ?? .local(epoch: nil) {
+            case .local(let placed):
+                epoch = placed
+            case .bridge(let nodeId, let url):
+                authenticated(false)
+                logger.debug("signaling socket for attendee \(identity.attendeeId) bridged to node \(nodeId)")
+                if let bridge, await bridge.run(inbound: inbound, outbound: outbound, nodeURL: url,
+                                                requestPath: requestPath ?? "/control/\(meetingId)",
+                                                offeredProtocols: offeredProtocols) {
+                    return
+                }
+                await refuse(inbound: inbound, outbound: outbound, code: SignalingCloseCode.serverError,
+                             reason: "the meeting's node \(nodeId) cannot be reached", logger: logger)
+                return
+            case .unavailable(let reason):
+                refusal = (SignalingCloseCode.serverError, reason)
+                await refuse(inbound: inbound, outbound: outbound, code: refusal.code, reason: refusal.reason,
+                             logger: logger)
+                return
+            }
+            // No room: the meeting ended while the token was being checked.
+            admitted = rooms.room(for: meetingId, epoch: epoch).map { (identity, permissions, $0) }
         case .rejected(let code, let reason):
             admitted = nil
             refusal = (code, reason)
         }
         guard let (identity, permissions, room) = admitted else {
-            logger.info("signaling refused: \(refusal.reason)")
-            // Chime clients understand close codes only once they wait for JOIN_ACK, so let the JOIN arrive first,
-            // but never wait longer than a client would for its JOIN_ACK.
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    var messages = inbound.messages(maxSize: Self.maximumMessageSize).makeAsyncIterator()
-                    _ = try? await messages.next()
-                }
-                group.addTask { try? await Task.sleep(for: Self.refusalWait) }
-                await group.next()
-                group.cancelAll()
-            }
-            try? await outbound.close(.unknown(refusal.code), reason: refusal.reason)
+            await refuse(inbound: inbound, outbound: outbound, code: refusal.code, reason: refusal.reason, logger: logger)
             return
         }
         logger.debug("signaling socket opened for attendee \(identity.attendeeId)")
-        authenticated()
+        authenticated(true)
 
         let (stream, sink) = AsyncStream.makeStream(of: SignalingOutbound.self,
                                                     bufferingPolicy: .bufferingOldest(Self.maximumQueuedMessages))
@@ -133,5 +156,22 @@ public struct SignalingEndpoint: Sendable {
             await group.waitForAll()
         }
         logger.debug("signaling socket closed")
+    }
+
+    /// Turns a socket away with `code`. Chime clients understand close codes only once they wait for JOIN_ACK, so the
+    /// JOIN is let in first, but never waited for longer than a client would wait for its JOIN_ACK.
+    private func refuse(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, code: UInt16,
+                        reason: String, logger: Logger) async {
+        logger.info("signaling refused: \(reason)")
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var messages = inbound.messages(maxSize: Self.maximumMessageSize).makeAsyncIterator()
+                _ = try? await messages.next()
+            }
+            group.addTask { try? await Task.sleep(for: Self.refusalWait) }
+            await group.next()
+            group.cancelAll()
+        }
+        try? await outbound.close(.unknown(code), reason: reason)
     }
 }

@@ -13,6 +13,11 @@ extension PostgresMeetingStore {
         "n.heartbeat_at > now() - make_interval(secs => \(Double(nodeDeadAfter.components.seconds) + Double(nodeDeadAfter.components.attoseconds) / 1e18))"
     }
 
+    /// ``heartbeat(_:)``, given up after `timeout` (``PostgresStoreTimeout``).
+    public func heartbeat(_ beat: ClusterHeartbeat, timeout: Duration) async throws {
+        try await within(timeout) { try await self.heartbeat(beat) }
+    }
+
     /// Records a node's heartbeat, registering it the first time, stamped with the database's clock.
     public func heartbeat(_ beat: ClusterHeartbeat) async throws {
         try await client.query("""
@@ -55,22 +60,28 @@ extension PostgresMeetingStore {
         return nil
     }
 
-    /// The meeting's host: where it is placed while that node is alive; otherwise (not placed yet, or its node dead)
-    /// the live serving node with the fewest meetings, then the lowest load, then the smallest id, at the next epoch.
-    /// Nil when no node is alive and serving, or the meeting does not exist.
+    /// The meeting's host: where it is placed while that node is alive and serving; otherwise (not placed yet, its
+    /// node dead, or draining) the live serving node with the fewest meetings, then the lowest load, then the smallest
+    /// id, at the next epoch. A draining node keeps a meeting no other node can take. Nil when no node is alive and
+    /// serving for a meeting not placed, or the meeting does not exist.
     public func host(meetingId: String) async throws -> MeetingHost? {
         let logger = logger
         let alive = aliveCondition
         return try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.placementLock))", logger: logger)
             var current: MeetingHost?
-            for try await (node, epoch, isAlive) in try await connection.query("""
-                SELECT p.node_id, p.epoch, COALESCE((SELECT \(unescaped: alive) FROM node n WHERE n.node_id = p.node_id), false)
+            var currentServes = false
+            for try await (node, epoch, isAlive, serving) in try await connection.query("""
+                SELECT p.node_id, p.epoch,
+                       COALESCE((SELECT \(unescaped: alive) FROM node n WHERE n.node_id = p.node_id), false),
+                       COALESCE((SELECT n.serving FROM node n WHERE n.node_id = p.node_id), false)
                 FROM placement p WHERE p.meeting_id = \(meetingId)
-                """, logger: logger).decode((String, Int64, Bool).self) {
+                """, logger: logger).decode((String, Int64, Bool, Bool).self) {
                 current = MeetingHost(nodeId: node, epoch: epoch, alive: isAlive)
+                currentServes = serving
             }
-            if let current, current.alive { return current }
+            // A draining node keeps its meetings only while no other node can take them.
+            if let current, current.alive, currentServes { return current }
             var chosen: String?
             for try await node in try await connection.query("""
                 SELECT n.node_id FROM node n WHERE n.serving AND \(unescaped: alive)
@@ -78,7 +89,7 @@ extension PostgresMeetingStore {
                 """, logger: logger).decode(String.self) {
                 chosen = node
             }
-            guard let chosen else { return nil }
+            guard let chosen else { return current?.alive == true ? current : nil }
             let epoch = (current?.epoch ?? 0) + 1
             if current == nil {
                 var exists = false
@@ -104,5 +115,67 @@ extension PostgresMeetingStore {
     public func hosts(meetingId: String, nodeId: String, epoch: Int64) async throws -> Bool {
         guard let current = try await currentHost(meetingId: meetingId) else { return false }
         return current.nodeId == nodeId && current.epoch == epoch
+    }
+
+    /// Where each of `meetingIds` is hosted now (meetings not placed, or deleted, are missing).
+    public func currentHosts(meetingIds: [String]) async throws -> [String: MeetingHost] {
+        guard !meetingIds.isEmpty else { return [:] }
+        return try await hostRows(meetingIds)
+    }
+
+    /// Where every placed meeting is hosted now.
+    public func currentHosts() async throws -> [String: MeetingHost] {
+        try await hostRows(nil)
+    }
+
+    /// Placements with their nodes' liveness: of `meetingIds`, or all when nil.
+    private func hostRows(_ meetingIds: [String]?) async throws -> [String: MeetingHost] {
+        let select = """
+            SELECT p.meeting_id, p.node_id, p.epoch,
+                   COALESCE((SELECT \(aliveCondition) FROM node n WHERE n.node_id = p.node_id), false)
+            FROM placement p
+            """
+        let query: PostgresQuery = meetingIds.map { "\(unescaped: select) WHERE p.meeting_id = ANY(\($0))" }
+            ?? "\(unescaped: select)"
+        var hosts: [String: MeetingHost] = [:]
+        for try await (meeting, node, epoch, alive) in try await client.query(query, logger: logger)
+            .decode((String, String, Int64, Bool).self) {
+            hosts[meeting] = MeetingHost(nodeId: node, epoch: epoch, alive: alive)
+        }
+        return hosts
+    }
+
+    /// The URL a node's HTTP port is reached at (``ClusterHeartbeat/url``), nil for a node never seen.
+    public func nodeURL(_ nodeId: String) async throws -> String? {
+        for try await url in try await client.query("SELECT url FROM node WHERE node_id = \(nodeId)", logger: logger)
+            .decode(String.self) {
+            return url
+        }
+        return nil
+    }
+
+    /// The media address (`host:port`) of each node, by id.
+    public func mediaAddresses() async throws -> [String: String] {
+        var addresses: [String: String] = [:]
+        for try await (node, address) in try await client.query("SELECT node_id, media_address FROM node", logger: logger)
+            .decode((String, String).self) {
+            addresses[node] = address
+        }
+        return addresses
+    }
+
+    /// Sends `payload` to every session listening on `channel` (``listen(_:handle:)``), this node's too.
+    public func notify(_ channel: String, payload: String) async throws {
+        try await client.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+    }
+
+    /// Listens on `channel` on a connection of its own and hands every notification's payload to `handle`, until the
+    /// task is cancelled (returns) or the connection fails (throws).
+    public func listen(_ channel: String, handle: @escaping @Sendable (String) async -> Void) async throws {
+        try await client.withConnection { connection in
+            try await connection.listen(on: channel) { notifications in
+                for try await notification in notifications { await handle(notification.payload) }
+            }
+        }
     }
 }

@@ -61,15 +61,22 @@ public final class PostgresMeetingStore: MeetingStore {
     /// that cannot be reached: the pool keeps trying to connect rather than failing).
     @discardableResult
     public func migrate(timeout: Duration) async throws -> [Int] {
-        try await withThrowingTaskGroup(of: [Int]?.self) { group in
-            group.addTask { try await self.migrate() }
+        try await within(timeout) { try await self.migrate() }
+    }
+
+    /// Runs `body`, failing with ``PostgresStoreTimeout`` (and cancelling it) when it has not finished within
+    /// `timeout`: the pool waits for a connection for as long as it is asked, and a database that is away must not
+    /// hold a node's heartbeat or its shutdown.
+    func within<Value: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await body() }
             group.addTask {
                 try await Task.sleep(for: timeout)
                 return nil
             }
             defer { group.cancelAll() }
-            guard let applied = try await group.next() ?? nil else { throw PostgresStoreTimeout(seconds: timeout.components.seconds) }
-            return applied
+            guard let value = try await group.next() ?? nil else { throw PostgresStoreTimeout(seconds: timeout.components.seconds) }
+            return value
         }
     }
 
