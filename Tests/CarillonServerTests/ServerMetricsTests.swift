@@ -51,6 +51,21 @@ struct ServerMetricsTests {
         #expect(value(text, #"carillon_control_api_requests_total{operation="unknown",status="403"}"#) == 1)
     }
 
+    /// A cluster's node labels every sample with its id, with or without labels of its own, and leaves comments.
+    @Test func aClusterNodeLabelsEverySample() {
+        let metrics = ServerMetrics()
+        metrics.controlAPIRequest(operation: "GetMeeting", status: 200)
+        let text = ServerMetrics.labelled(metrics.render(reading(received: 3, ticks: 0, kernelDrops: nil)),
+                                          node: #"node-"a""#)
+        #expect(value(text, #"carillon_meetings{node="node-\"a\""}"#) == 2)
+        #expect(value(text, #"carillon_media_datagrams_total{node="node-\"a\"",direction="in"}"#) == 3)
+        #expect(value(text, #"carillon_control_api_requests_total{node="node-\"a\"",operation="GetMeeting",status="200"}"#) == 1)
+        let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(!samples.isEmpty && samples.allSatisfy { $0.contains(#"node="node-\"a\"""#) })
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("# TYPE carillon_meetings ") }.count == 1)
+        #expect(ServerMetrics.labelled(#"x{} 1"#, node: "n") == #"x{node="n"} 1"#)
+    }
+
     @Test func kernelDropsAreReadFromTheSocketsLine() {
         let table = """
               sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops

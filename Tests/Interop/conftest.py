@@ -1,4 +1,5 @@
 """Starts a real `carillon serve` on 127.0.0.1 for the interop tests and hands out boto3 clients."""
+import json
 import os
 import re
 import subprocess
@@ -104,3 +105,24 @@ def postgresql():
     yield directory, "carillon"
     process.stdin.close()
     process.wait(timeout=30)
+
+
+def nodes(endpoint):
+    """The nodes `carillon nodes --json` lists, by id."""
+    binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
+    env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY)
+    result = subprocess.run([binary, "nodes", "--endpoint", endpoint, "--json"], capture_output=True, text=True,
+                            env=env, timeout=30)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return {node["NodeId"]: node for node in json.loads(result.stdout)["Nodes"]}
+
+
+def wait_for(what, check, timeout=15):
+    """The first true value of `check()`, polled every 0.2 s; fails after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)

@@ -4,18 +4,18 @@ join token one node issued opens a signaling session on the other (the join-toke
 heartbeats, so `carillon nodes` shows each as serving, draining or dead. The PostgreSQL server is the tests' own
 (scripts/test-postgresql.sh: Debian's, on a Unix socket in a private directory)."""
 import asyncio
-import json
+import glob
 import os
 import subprocess
 import tempfile
-import time
 
 import pytest
+import requests
 from aiortc.mediastreams import AudioStreamTrack
 from botocore.exceptions import ClientError
 
 from chime_attendee import ChimeAttendee
-from conftest import ACCESS_KEY_ID, SECRET_ACCESS_KEY, make_client, start_server, stop_server
+from conftest import make_client, nodes, start_server, stop_server, wait_for
 
 
 def test_two_nodes_share_meetings_attendees_and_join_tokens(postgresql):
@@ -72,25 +72,6 @@ def test_an_unreachable_database_is_a_clear_error_at_start():
         assert "cannot be used" in result.stdout + result.stderr, result.stdout + result.stderr
 
 
-def nodes(endpoint):
-    binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
-    env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY)
-    result = subprocess.run([binary, "nodes", "--endpoint", endpoint, "--json"], capture_output=True, text=True,
-                            env=env, timeout=30)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return {node["NodeId"]: node for node in json.loads(result.stdout)["Nodes"]}
-
-
-def wait_for(what, check, timeout=15):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
-
-
 def test_carillon_nodes_shows_serving_draining_and_dead_nodes(postgresql):
     directory, database = postgresql
     url = f"postgresql://postgres@localhost/{database}?host={directory}&sslmode=disable"
@@ -121,3 +102,32 @@ def test_a_single_node_lists_itself(server):
     assert len(listed) == 1
     (node,) = listed.values()
     assert node["State"] == "serving" and node["Url"] == server.endpoint and node["MediaAddress"] == server.media
+
+
+def pg_ctl(directory, *arguments):
+    """Runs Debian's pg_ctl on the tests' PostgreSQL (as the postgres user: the server refuses root)."""
+    binary = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))[-1]
+    command = [binary, "-D", os.path.join(directory, "data"), *arguments]
+    if os.geteuid() == 0:
+        command = ["runuser", "-u", "postgres", "--", *command]
+    subprocess.run(command, check=True, capture_output=True, timeout=60)
+
+
+def test_a_node_is_not_ready_while_its_database_is_away_and_labels_its_metrics(postgresql):
+    directory, database = postgresql
+    url = f"postgresql://postgres@localhost/{database}?host={directory}&sslmode=disable"
+    with tempfile.TemporaryDirectory(prefix="carillon-node-ready-") as data:
+        node = start_server(data, extra=["--database", url, "--node-id", "node-r"])
+        try:
+            ready = node.metrics + "/health/ready"
+            assert requests.get(ready, timeout=10).status_code == 200
+            # Every sample of a cluster's node carries its id.
+            metrics = requests.get(node.metrics + "/metrics", timeout=10).text
+            samples = [line for line in metrics.splitlines() if line and not line.startswith("#")]
+            assert samples and all('node="node-r"' in line for line in samples), samples[:5]
+            pg_ctl(directory, "-m", "immediate", "stop")
+            wait_for("not ready without the database", lambda: requests.get(ready, timeout=10).status_code == 503)
+            assert requests.get(node.metrics + "/health", timeout=10).status_code == 200
+        finally:
+            stop_server(node)
+        assert node.process.returncode == 0

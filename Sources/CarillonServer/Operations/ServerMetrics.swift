@@ -139,6 +139,29 @@ public final class ServerMetrics: Sendable {
         return registry.emitToString()
     }
 
+    /// `text` (Prometheus' text format) with `node="<nodeId>"` added to every sample, so the series of a cluster's
+    /// nodes stay apart wherever they are collected. Comment lines (`# HELP`, `# TYPE`) are left as they are.
+    public static func labelled(_ text: String, node nodeId: String) -> String {
+        let escaped = nodeId.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        var lines: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            guard !line.isEmpty, !line.hasPrefix("#") else {
+                lines.append(line)
+                continue
+            }
+            if let brace = line.firstIndex(of: "{") {
+                let after = line.index(after: brace)
+                let separator = line[after] == "}" ? "" : ","
+                lines.append(line[...brace] + "node=\"\(escaped)\"" + separator + line[after...])
+            } else if let space = line.firstIndex(of: " ") {
+                lines.append(line[..<space] + "{node=\"\(escaped)\"}" + line[space...])
+            } else {
+                lines.append(line)
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// The growth of a running total since `last`, moving `last` up to it.
     private static func delta<Value: BinaryInteger>(_ last: inout Value, _ now: Value) -> Int {
         guard now > last else { return 0 }

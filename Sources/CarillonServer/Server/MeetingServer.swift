@@ -218,13 +218,15 @@ public final class MeetingServer: Service, Sendable {
             responder: responder,
             server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Carillon"),
-            onServerRunning: { channel in
+            onServerRunning: { [node] channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 placement.setHTTPPort(port)
                 let waiters = readiness.withLockedValue {
                     $0.listening(endpoint: "\(scheme)://\(configuration.advertisedHost):\(port)", port: port,
                                  mediaPort: mediaPort)
                 }
+                // The node has its name before anyone hears it is ready (its metrics carry it from the first scrape).
+                if let address = readiness.withLockedValue({ $0.address }) { node.bound(to: address) }
                 for (waiter, address) in waiters { waiter.resume(returning: address) }
             },
             eventLoopGroupProvider: .shared(group),
@@ -241,10 +243,11 @@ public final class MeetingServer: Service, Sendable {
                         connections: connections, plaintext: true)
                 },
                 configuration: .init(address: .hostname(endpoint.host, port: endpoint.port), serverName: "Carillon"),
-                onServerRunning: { channel in
+                onServerRunning: { [node] channel in
                     let port = channel.localAddress?.port ?? endpoint.port
                     let host = endpoint.host.contains(":") ? "[\(endpoint.host)]" : endpoint.host
                     let waiters = readiness.withLockedValue { $0.operationsListening("http://\(host):\(port)") }
+                    if let address = readiness.withLockedValue({ $0.address }) { node.bound(to: address) }
                     for (waiter, address) in waiters { waiter.resume(returning: address) }
                 },
                 eventLoopGroupProvider: .shared(group),
@@ -336,19 +339,30 @@ public final class MeetingServer: Service, Sendable {
     }
 
     /// The metrics in Prometheus' text format: reads the store, the media port and every media loop (one hop each).
+    /// In a cluster every sample carries the node's id as the label `node`, and `carillon_meetings` and
+    /// `carillon_attendees` count the whole cluster's (they are read from the shared database).
     public func scrape() async -> String {
-        let counts = try? await store.counts()
+        let counts = try? await storeCounts()
         let port = (try? await media.port.statistics()) ?? MediaPortStatistics()
         let totals = (try? await media.counters.totals()) ?? MediaTotals()
-        return metrics.render(ServerMetrics.Reading(
+        let text = metrics.render(ServerMetrics.Reading(
             meetings: counts?.meetings ?? 0, liveMeetings: rooms.count, attendees: counts?.attendees ?? 0,
             port: port, media: totals, kernelDrops: KernelUDPDrops.read(port: Int(media.port.localAddress.port))))
+        guard postgres != nil, let nodeId = node.nodeId else { return text }
+        return ServerMetrics.labelled(text, node: nodeId)
     }
 
-    /// Ready to serve: the API listener is bound and the database answers.
+    /// Ready to serve: the API listener is bound and the database answers (within 2 s).
     public func isReady() async -> Bool {
         guard readiness.withLockedValue({ $0.address != nil }) else { return false }
-        return (try? await store.counts()) != nil
+        return (try? await storeCounts()) != nil
+    }
+
+    /// The store's counts; on PostgreSQL given up after 2 s, so a database that is away makes a scrape or a
+    /// readiness probe answer rather than wait for the pool.
+    private func storeCounts() async throws -> (meetings: Int, attendees: Int) {
+        guard let postgres else { return try await store.counts() }
+        return try await postgres.within(.seconds(2)) { try await postgres.counts() }
     }
 
     /// Waits until the listener is bound and returns where it can be reached.

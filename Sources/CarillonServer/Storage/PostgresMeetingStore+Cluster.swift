@@ -67,6 +67,13 @@ extension PostgresMeetingStore {
     public func host(meetingId: String) async throws -> MeetingHost? {
         let logger = logger
         let alive = aliveCondition
+        // Every join asks: a meeting that stays where it is is read without the lock, so joins never queue on it.
+        for try await (node, epoch, serving) in try await client.query("""
+            SELECT p.node_id, p.epoch, n.serving FROM placement p JOIN node n ON n.node_id = p.node_id
+            WHERE p.meeting_id = \(meetingId) AND \(unescaped: alive)
+            """, logger: logger).decode((String, Int64, Bool).self) where serving {
+            return MeetingHost(nodeId: node, epoch: epoch, alive: true)
+        }
         return try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.placementLock))", logger: logger)
             var current: MeetingHost?
