@@ -12,11 +12,14 @@ CLI bots (`carillon join`) in a meeting:
 - a DeleteMeeting sent to a node that neither hosts the meeting nor carries the bots' sockets ends it for them at once;
 - a recording (media capture pipeline) created through a third node runs on the hosting node, goes on on the node
   the meeting moved to after the kill, and is stopped by the meeting's end. The nodes share one recordings folder,
-  as they would share a bucket.
+  as they would share a bucket;
+- the meeting's webhook events, seen by three different nodes (created on one, joined on another, deleted on a
+  third), reach the receiver once each, MeetingStarted first and MeetingEnded last.
 """
 import array
 import contextlib
 import datetime
+import http.server
 import json
 import math
 import os
@@ -116,7 +119,28 @@ def audio_chunks(folder):
 
 
 @contextlib.contextmanager
-def cluster(postgresql, prefix, recordings=False):
+def webhook_receiver():
+    """A receiver of the nodes' webhooks on 127.0.0.1: yields (its URL, the events received so far)."""
+    received = []
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *arguments):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/events", received
+    finally:
+        server.shutdown()
+
+
+@contextlib.contextmanager
+def cluster(postgresql, prefix, recordings=False, webhook=None):
     """Three nodes on the test database, all serving: yields (root folder, servers by node id, a list for the bots,
     the options of a node by id); kills the bots and stops the nodes afterwards."""
     directory, database = postgresql
@@ -124,6 +148,8 @@ def cluster(postgresql, prefix, recordings=False):
     with tempfile.TemporaryDirectory(prefix=prefix) as root:
         def options(name):
             extra = ["--database", url, "--node-id", name]
+            if webhook:
+                extra += ["--webhook-url", webhook, "--webhook-secret", "cluster-secret"]
             return extra + (["--recordings-dir", os.path.join(root, "recordings")] if recordings else [])
         servers, bots = {}, []
         try:
@@ -151,11 +177,14 @@ def wait_until_both_hear(recordings, since=None, timeout=30):
 
 
 def test_three_nodes_place_bridge_fail_over_fence_and_end_meetings(postgresql):
-    with cluster(postgresql, "carillon-cluster-", recordings=True) as (root, servers, bots, options):
+    with webhook_receiver() as (webhook, events), \
+            cluster(postgresql, "carillon-cluster-", recordings=True, webhook=webhook) as (root, servers, bots, options):
         recordings_dir = os.path.join(root, "recordings")
         front = make_client(servers["node-a"].endpoint)
         meetings = [front.create_meeting(ClientRequestToken=f"cluster-{index}", MediaRegion="us-east-1",
-                                         ExternalMeetingId=f"cluster-{index}")["Meeting"] for index in range(9)]
+                                         ExternalMeetingId=f"cluster-{index}", NotificationsConfiguration={
+                                             "SnsTopicArn": "arn:aws:sns:us-east-1:000000000000:meetings"})["Meeting"]
+                    for index in range(9)]
         node_of_media = {server.media: name for name, server in servers.items()}
         placed = Counter(node_of_media[meeting["MediaPlacement"]["AudioHostUrl"]] for meeting in meetings)
         assert placed == {"node-a": 3, "node-b": 3, "node-c": 3}, placed
@@ -244,6 +273,18 @@ def test_three_nodes_place_bridge_fail_over_fence_and_end_meetings(postgresql):
             # A meeting deleted under a joined attendee stops it with Chime's status for that.
             stops = [json.loads(line) for line in process.lines if '"event":"stopped"' in line]
             assert [stop["status"] for stop in stops] == ["audioServerHungup"], "".join(process.lines[-20:])
+
+        # Its webhook events: once each, whichever node saw them, from MeetingStarted to MeetingEnded.
+        def of_meeting():
+            return [event for event in list(events) if event.get("meetingId") == meeting_id]
+        wait_for("MeetingEnded delivered", lambda: any(e["eventType"] == "chime:MeetingEnded" for e in of_meeting()))
+        seen = of_meeting()
+        types = [event["eventType"] for event in seen]
+        assert types[0] == "chime:MeetingStarted" and types[-1] == "chime:MeetingEnded", types
+        assert len({json.dumps(event, sort_keys=True) for event in seen}) == len(seen), types
+        assert types.count("chime:AttendeeAdded") == 4, types
+        joined = {event["externalUserId"] for event in seen if event["eventType"] == "chime:AttendeeJoined"}
+        assert joined == set(TONES), types
 
 
 def test_a_draining_node_sends_its_attendees_to_another_node(postgresql):

@@ -7,12 +7,20 @@ import NIOConcurrencyHelpers
 /// Threading: safe from any thread; one lock guards the set of meetings that want events (taken per event, never on
 /// a media path).
 public final class MeetingEventRouter: Sendable {
-    private let dispatcher: WebhookDispatcher
+    private let sink: any MeetingEventSink
+    /// Whether this router knows which meetings want events (one server) or leaves that to its sink (a cluster,
+    /// whose meetings are created on one node and live on another: ``ClusterWebhookQueue``).
+    private let filters: Bool
     private let subscribed = NIOLockedValueBox<Set<String>>([])
 
     /// Creates a router delivering through `dispatcher`.
-    public init(dispatcher: WebhookDispatcher) {
-        self.dispatcher = dispatcher
+    public convenience init(dispatcher: WebhookDispatcher) {
+        self.init(sink: dispatcher, filters: true)
+    }
+
+    init(sink: any MeetingEventSink, filters: Bool) {
+        self.sink = sink
+        self.filters = filters
     }
 
     /// Meetings already stored that asked for notifications (at start-up).
@@ -56,8 +64,8 @@ public final class MeetingEventRouter: Sendable {
 
     private func publish(_ type: MeetingEvent.EventType, meetingId: String, attendeeId: String? = nil,
                          externalUserId: String? = nil) {
-        guard subscribed.withLockedValue({ $0.contains(meetingId) }) else { return }
-        dispatcher.publish(MeetingEvent(eventType: type, meetingId: meetingId, attendeeId: attendeeId,
+        guard !filters || subscribed.withLockedValue({ $0.contains(meetingId) }) else { return }
+        sink.publish(MeetingEvent(eventType: type, meetingId: meetingId, attendeeId: attendeeId,
                                         externalUserId: externalUserId,
                                         timestamp: Int64((Date().timeIntervalSince1970 * 1000).rounded())))
     }

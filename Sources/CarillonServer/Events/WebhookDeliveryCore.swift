@@ -56,9 +56,13 @@ struct WebhookDeliveryCore {
             retryAt = nil
             return sendIfDue(now: now)
         }
-        let backoff = min(Self.maximumBackoff.nanoseconds, Self.firstBackoff.nanoseconds << Int64(min(head.attempts - 1, 16)))
-        retryAt = now + .nanoseconds(backoff)
+        retryAt = now + Self.backoff(afterAttempts: head.attempts)
         return nil
+    }
+
+    /// How long an event waits after its `attempts`-th failed delivery: 0.5 s, doubling up to 30 s.
+    static func backoff(afterAttempts attempts: Int) -> TimeAmount {
+        .nanoseconds(min(maximumBackoff.nanoseconds, firstBackoff.nanoseconds << Int64(min(max(attempts, 1) - 1, 16))))
     }
 
     /// The retry deadline passed; returns what to send now, if anything.

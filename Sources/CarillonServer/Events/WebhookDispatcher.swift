@@ -15,7 +15,7 @@ import NIOHTTP1
 /// receiver rejects a stale one), so a retried event carries a fresh timestamp.
 ///
 /// Threading: ``publish(_:)`` from anywhere; everything else runs on `eventLoop`.
-public final class WebhookDispatcher: @unchecked Sendable {
+public final class WebhookDispatcher: MeetingEventSink, @unchecked Sendable {
     private let target: WebhookTarget
     private let eventLoop: any EventLoop
     private let logger: Logger
@@ -60,26 +60,32 @@ public final class WebhookDispatcher: @unchecked Sendable {
         timer.follow(core.nextDeadline)
     }
 
-    private func send(_ pending: WebhookDeliveryCore.Pending?) {
-        guard let pending else { return }
+    /// POSTs one event's `body` to `target`, signed now; true when the receiver answered 2xx within 5 s.
+    static func post(_ body: [UInt8], to target: WebhookTarget, logger: Logger) async -> Bool {
         var request = HTTPClientRequest(url: target.url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: Self.signatureHeader, value: Self.signature(
-            body: pending.body, seconds: Int64(Date().timeIntervalSince1970), secret: target.secret))
-        request.body = .bytes(ByteBuffer(bytes: pending.body))
-        let logger = self.logger
+        request.headers.add(name: signatureHeader, value: signature(
+            body: body, seconds: Int64(Date().timeIntervalSince1970), secret: target.secret))
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+            let succeeded = (200..<300).contains(Int(response.status.code))
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            if !succeeded { logger.info("webhook: the receiver answered \(response.status.code)") }
+            return succeeded
+        } catch {
+            logger.info("webhook: delivery failed: \(error)")
+            return false
+        }
+    }
+
+    private func send(_ pending: WebhookDeliveryCore.Pending?) {
+        guard let pending else { return }
+        let target = target, logger = logger
         Task {
-            var succeeded = false
-            do {
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
-                succeeded = (200..<300).contains(Int(response.status.code))
-                _ = try? await response.body.collect(upTo: 64 * 1024)
-                if !succeeded { logger.info("webhook: the receiver answered \(response.status.code)") }
-            } catch {
-                logger.info("webhook: delivery failed: \(error)")
-            }
-            eventLoop.execute { [succeeded] in
+            let succeeded = await Self.post(pending.body, to: target, logger: logger)
+            eventLoop.execute {
                 self.send(self.core.delivered(sequence: pending.sequence, succeeded: succeeded, now: self.eventLoop.now))
                 self.timer.follow(self.core.nextDeadline)
             }

@@ -36,6 +36,8 @@ public final class MeetingServer: Service, Sendable {
     private let placement: LocalMeetingPlacement
     /// This node: its identity, heartbeats (on PostgreSQL) and the single node's `GET /carillon/nodes`.
     private let node: NodeHeartbeat
+    /// On PostgreSQL with a webhook, the cluster's webhook queue, which this node fills and delivers from.
+    private let webhooks: ClusterWebhookQueue?
     /// On PostgreSQL, this node as a cluster member: signaling routed to the hosting node, the fence, the changes
     /// other nodes take.
     private let membership: ClusterMembership?
@@ -94,10 +96,16 @@ public final class MeetingServer: Service, Sendable {
         }
         self.media = MediaContext(port: port, certificate: try DTLSCertificate.generate(commonName: "carillon"),
                                   candidateAddress: candidateAddress)
-        let events = configuration.webhook.map { target in
-            MeetingEventRouter(dispatcher: WebhookDispatcher(target: target, eventLoop: group.next(), logger: logger))
+        // One server keeps its webhooks in memory; a cluster's nodes queue them in the database and share delivery.
+        let webhooks = postgres.flatMap { postgres in
+            configuration.webhook.map { ClusterWebhookQueue(store: postgres, target: $0, logger: logger) }
         }
-        events?.subscribe(try await store.meetings())
+        self.webhooks = webhooks
+        let events = configuration.webhook.map { target in
+            webhooks.map { MeetingEventRouter(sink: $0, filters: false) }
+                ?? MeetingEventRouter(dispatcher: WebhookDispatcher(target: target, eventLoop: group.next(), logger: logger))
+        }
+        if webhooks == nil { events?.subscribe(try await store.meetings()) }
         let rooms = MeetingRooms(group: group, configuration: configuration.signaling, media: media, logger: logger,
                                  events: events)
         self.rooms = rooms
@@ -300,6 +308,7 @@ public final class MeetingServer: Service, Sendable {
                         await node.run(store: postgres, logger: logger, afterBeat: { await membership?.fence() })
                     }
                     if let membership { tasks.addTask { await membership.listen() } }
+                    if let webhooks = self.webhooks { tasks.addTask { await webhooks.run() } }
                     // The listener ends the server (shutdown or failure); expiry stops with it.
                     defer { tasks.cancelAll() }
                     try await tasks.next()

@@ -159,6 +159,21 @@ public final class PostgresMeetingStore: MeetingStore {
             """,
             "CREATE INDEX placement_node ON placement (node_id)",
         ]),
+        // A cluster's webhook queue (`PostgresMeetingStore+Webhooks.swift`): the meetings that asked for events (kept
+        // past the meeting's deletion until its MeetingEnded is queued), and the events waiting for delivery.
+        (3, [
+            "CREATE TABLE webhook_subscription (meeting_id TEXT PRIMARY KEY)",
+            """
+            CREATE TABLE webhook_event (
+                seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                meeting_id TEXT NOT NULL,
+                body TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                due_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX webhook_event_meeting ON webhook_event (meeting_id, seq)",
+        ]),
     ]
 
     /// Brings the schema to the newest version; safe when several nodes call it at once (the first applies each
