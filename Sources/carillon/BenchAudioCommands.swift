@@ -7,6 +7,10 @@ import CarillonServer
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension BenchCommand {
     /// Mouth-to-ear latency through the server's mixer: a speaker's tone bursts, timed where the SDK reads them from
     /// the input, against where they start in the audio the listener's SDK writes to its output.
@@ -327,11 +331,13 @@ struct ChildServer {
     let process: Process
     let client: ControlAPIClient
     let directory: URL
+    /// Its media address, `host:port`.
+    let media: String
     var pid: Int32 { process.processIdentifier }
 
-    static func start(extraArguments: [String] = []) throws -> ChildServer {
+    /// Starts one with `key` (a cluster's nodes share one; by default a new one).
+    static func start(extraArguments: [String] = [], key: AccessKey = .generate()) throws -> ChildServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carillon-bench-\(UUID().uuidString)")
-        let key = AccessKey.generate()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
         // CARILLON_BENCH_SERVER_LOG_LEVEL (e.g. debug) lets a failing bench show what the server saw, on stderr.
@@ -353,13 +359,21 @@ struct ChildServer {
             text += String(decoding: data, as: UTF8.self)
         }
         guard let range = text.range(of: #"endpoint=(\S+)"#, options: .regularExpression),
-              let endpoint = URL(string: String(text[range].dropFirst("endpoint=".count))) else {
+              let endpoint = URL(string: String(text[range].dropFirst("endpoint=".count))),
+              let mediaRange = text.range(of: #"media=(\S+)"#, options: .regularExpression) else {
             process.terminate()
             throw BenchTimeout(what: "the child server to start (it printed: \(text))")
         }
         return ChildServer(process: process, client: ControlAPIClient(endpoint: endpoint, accessKeyId: key.accessKeyId,
                                                                       secretAccessKey: key.secretAccessKey),
-                           directory: directory)
+                           directory: directory, media: String(text[mediaRange].dropFirst("media=".count)))
+    }
+
+    /// Ends it at once (`kill -9`), as a crash would.
+    func kill() {
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 
     func stop() {

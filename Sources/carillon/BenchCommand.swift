@@ -1,5 +1,6 @@
 import ArgumentParser
 import Carillon
+import CarillonControlClient
 import CarillonProtocol
 import CarillonRTC
 import CarillonServer
@@ -13,7 +14,8 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Measure the control API and signaling on this machine (embedded server on 127.0.0.1).",
         subcommands: [ControlAPI.self, Join.self, Fanout.self, SRTP.self, Handshake.self, Forward.self, MouthToEar.self,
                       AudioMeeting.self, ClientCPU.self, Churn.self, VideoMeeting.self, GlassToGlass.self, VoiceFocus.self,
-                      JanusAudio.self, JanusProbe.self, JanusVideo.self, JanusVideoProbe.self, Recording.self]
+                      JanusAudio.self, JanusProbe.self, JanusVideo.self, JanusVideoProbe.self, Recording.self,
+                      Cluster.self]
     )
 
     /// CreateAttendee requests per second through the signed REST API.
@@ -39,7 +41,17 @@ struct BenchCommand: AsyncParsableCommand {
             var meetings: [String] = []
             // One meeting holds at most 250 attendees, so spread the requests over enough meetings.
             for _ in 0..<((requests + 249) / 250) { meetings.append(try await bench.createMeeting().meetingId) }
-            let (total, workers, meetingIds, client) = (requests, concurrency, meetings, bench.client)
+            let seconds = try await Self.createAttendees(client: bench.client, meetingIds: meetings, requests: requests,
+                                                         concurrency: concurrency)
+            StandardOutput.line(String(format: "CreateAttendee: %d requests, concurrency %d, %.2f s, %.0f requests/s",
+                         requests, concurrency, seconds, Double(requests) / seconds))
+        }
+
+        /// Sends `requests` CreateAttendee requests (250 per meeting of `meetingIds`), `concurrency` at once; returns
+        /// the seconds they took.
+        static func createAttendees(client: ControlAPIClient, meetingIds: [String], requests: Int,
+                                    concurrency: Int) async throws -> Double {
+            let (total, workers) = (requests, concurrency)
             let start = ContinuousClock.now
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // Worker w sends requests w, w + workers, w + 2 workers, ...: no shared counter needed.
@@ -55,9 +67,7 @@ struct BenchCommand: AsyncParsableCommand {
                 }
                 try await group.waitForAll()
             }
-            let seconds = start.duration(to: .now).seconds
-            StandardOutput.line(String(format: "CreateAttendee: %d requests, concurrency %d, %.2f s, %.0f requests/s",
-                         requests, concurrency, seconds, Double(requests) / seconds))
+            return start.duration(to: .now).seconds
         }
     }
 
