@@ -190,6 +190,7 @@ struct ServeCommand: AsyncParsableCommand {
                 publicHost: publicHost,
                 publicMediaPort: publicMediaPort,
                 accessKeys: keys,
+                sharesAccessKeys: origin != .environment,
                 signaling: signaling,
                 meetingExpiry: MeetingExpiryPolicy(idleTimeout: .nanoseconds(Int64(meetingIdleTimeout * 1e9)),
                                                    maximumDuration: .nanoseconds(Int64(meetingMaxDuration * 1e9))),
@@ -210,6 +211,17 @@ struct ServeCommand: AsyncParsableCommand {
             ),
             logger: logger
         )
+        if server.accessKeys != keys {
+            // A cluster's node: its keys are the ones the first node kept in the database.
+            let id = server.accessKeys.first?.accessKeyId ?? "none"
+            if case .generated = origin {
+                let path = try AccessKeyFile.save(server.accessKeys, dataDirectory: directory)
+                StandardOutput.line("access keys: the cluster's (access key id \(id)), kept in the database; saved to \(path)")
+            } else if case .file(let path) = origin {
+                StandardOutput.line("access keys: the cluster's (access key id \(id)), kept in the database; \(path) "
+                    + "holds others, which this node does not accept")
+            }
+        }
         let group = ServiceGroup(
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )

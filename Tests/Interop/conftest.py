@@ -28,9 +28,11 @@ class RunningServer:
 
 # Media port 0 by default: the kernel picks a free one. A fixed port inside the ephemeral range (32768-60999 on
 # Debian) can be held by any client socket of the moment, and the server then refuses to start.
-def start_server(data_dir, port=0, extra=(), media_port=0, preexec_fn=None):
+def start_server(data_dir, port=0, extra=(), media_port=0, preexec_fn=None, keys_from_environment=True):
     binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
     env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY)
+    if not keys_from_environment:
+        del env["CARILLON_ACCESS_KEY_ID"], env["CARILLON_SECRET_ACCESS_KEY"]
     process = subprocess.Popen(
         [binary, "serve", "--data-dir", data_dir, "--host", "127.0.0.1", "--port", str(port), "--media-port", str(media_port),
          "--metrics-port", "0",

@@ -5,6 +5,7 @@ heartbeats, so `carillon nodes` shows each as serving, draining or dead. The Pos
 (scripts/test-postgresql.sh: Debian's, on a Unix socket in a private directory)."""
 import asyncio
 import glob
+import json
 import os
 import subprocess
 import tempfile
@@ -139,3 +140,27 @@ def test_a_node_is_not_ready_while_its_database_is_away_and_labels_its_metrics(p
         finally:
             stop_server(node)
         assert node.process.returncode == 0
+
+
+def test_nodes_without_keys_in_the_environment_share_the_keys_the_first_one_stored(postgresql):
+    """Without CARILLON_ACCESS_KEY_ID/SECRET, the first node keeps its generated key in the database and the others
+    take it (writing it into their data directory for the CLI), so any node accepts what any other does."""
+    directory, database = postgresql
+    url = f"postgresql://postgres@localhost/{database}?host={directory}&sslmode=disable"
+    with tempfile.TemporaryDirectory(prefix="carillon-node-keys-") as root:
+        first = start_server(os.path.join(root, "a"), extra=["--database", url], keys_from_environment=False)
+        second = start_server(os.path.join(root, "b"), extra=["--database", url], keys_from_environment=False)
+        try:
+            keys = [json.load(open(os.path.join(root, name, "access-keys.json"))) for name in ("a", "b")]
+            assert keys[0] == keys[1] and len(keys[0]) == 1, keys
+            assert any("the cluster's" in line and "kept in the database" in line for line in second.output)
+            key = keys[0][0]
+            for node in (first, second):
+                client = make_client(node.endpoint, key_id=key["AccessKeyId"], secret=key["SecretAccessKey"])
+                meeting = client.create_meeting(ClientRequestToken=f"keys-{node.endpoint[-5:]}", MediaRegion="us-east-1",
+                                                ExternalMeetingId="keys")["Meeting"]
+                assert meeting["MeetingId"]
+        finally:
+            stop_server(first)
+            stop_server(second)
+

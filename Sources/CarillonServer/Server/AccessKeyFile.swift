@@ -61,11 +61,18 @@ public enum AccessKeyFile {
             }
         }
         let key = AccessKey.generate()
+        return ([key], .generated(path: try save([key], dataDirectory: dataDirectory)))
+    }
+
+    /// Writes `keys` to the data directory's key file (readable by its owner only); returns its path.
+    @discardableResult
+    public static func save(_ keys: [AccessKey], dataDirectory: URL) throws -> String {
+        let url = dataDirectory.appendingPathComponent(fileName)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode([key]).write(to: url, options: .atomic)
+        try encoder.encode(keys).write(to: url, options: .atomic)
         // The secret file is for the operator only.
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
-        return ([key], .generated(path: url.path))
+        return url.path
     }
 }

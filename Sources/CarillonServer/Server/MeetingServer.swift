@@ -28,6 +28,9 @@ public final class MeetingServer: Service, Sendable {
     public let configuration: ServerConfiguration
     /// Persistent meetings and attendees.
     public let store: any MeetingStore
+    /// The keys that may sign control-API requests: the configuration's, or on a database with
+    /// ``ServerConfiguration/sharesAccessKeys`` the cluster's, kept in the database.
+    public let accessKeys: [AccessKey]
     /// The PostgreSQL store when the server has one (``ServerConfiguration/database``), whose pool it stops at the end.
     private let postgres: PostgresMeetingStore?
     /// Live meetings.
@@ -78,6 +81,14 @@ public final class MeetingServer: Service, Sendable {
             postgres = nil
         }
         self.store = store
+        if configuration.sharesAccessKeys, let postgres {
+            // Nodes starting together each offer their keys; all of them use the ones stored first.
+            let offered = String(decoding: try JSONEncoder().encode(configuration.accessKeys), as: UTF8.self)
+            let stored = try await postgres.setting("access-keys", orInsert: offered)
+            accessKeys = try JSONDecoder().decode([AccessKey].self, from: Data(stored.utf8))
+        } else {
+            accessKeys = configuration.accessKeys
+        }
         self.certificate = try configuration.tls.map { try ReloadableCertificate(files: $0) }
         self.tokenSecret = try await Self.loadTokenSecret(store)
         // The media port is bound now, so its real port (0 picks a free one) goes into every MediaPlacement.
@@ -193,7 +204,7 @@ public final class MeetingServer: Service, Sendable {
         }
         let responder = ControlAPIResponder(
             handler: handler,
-            verifier: AccessKeyVerifier(keys: configuration.accessKeys),
+            verifier: AccessKeyVerifier(keys: accessKeys),
             maximumBodyBytes: configuration.maximumRequestBodyBytes,
             logger: logger,
             metrics: metrics

@@ -19,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     public var publicMediaPort: Int?
     /// Keys allowed to sign control-API requests.
     public var accessKeys: [AccessKey]
+    /// Whether a node on a ``database`` takes the cluster's keys from it (storing ``accessKeys`` there when it is the
+    /// first): true for keys from the data directory's file, false for keys the operator gave in the environment.
+    public var sharesAccessKeys: Bool
     /// Account id used in meeting ARNs.
     public var accountId: String
     /// Tunables of the meetings' signaling.
@@ -59,6 +62,7 @@ public struct ServerConfiguration: Sendable {
         publicHost: String? = nil,
         publicMediaPort: Int? = nil,
         accessKeys: [AccessKey],
+        sharesAccessKeys: Bool = false,
         accountId: String = "000000000000",
         signaling: MeetingSignalingCore.Configuration = .init(),
         maximumRequestBodyBytes: Int = 1 << 20,
@@ -89,6 +93,7 @@ public struct ServerConfiguration: Sendable {
         self.publicHost = publicHost
         self.publicMediaPort = publicMediaPort
         self.accessKeys = accessKeys
+        self.sharesAccessKeys = sharesAccessKeys
         self.accountId = accountId
         self.signaling = signaling
         self.maximumRequestBodyBytes = maximumRequestBodyBytes
