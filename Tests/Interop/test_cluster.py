@@ -31,9 +31,11 @@ import wave
 from collections import Counter
 
 import boto3
+import pytest
 from botocore.config import Config
 
 from conftest import ACCESS_KEY_ID, SECRET_ACCESS_KEY, make_client, nodes, start_server, stop_server, wait_for
+from test_reverse_proxy import NGINX, free_port, make_certificates, wait_for_port
 
 BINARY = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
 NODES = ("node-a", "node-b", "node-c")
@@ -43,8 +45,10 @@ FLOOR_DBFS = -35
 MARGIN_DB = 10
 
 
-def bot(endpoint, meeting_id, name, recording):
+def bot(endpoint, meeting_id, name, recording, ca_file=None):
     env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY)
+    if ca_file:
+        env["CARILLON_CA_FILE"] = ca_file
     process = subprocess.Popen([BINARY, "join", "--endpoint", endpoint, "--meeting", meeting_id, "--name", name,
                                 "--audio-in", f"tone:{TONES[name]}", "--audio-out", recording, "--json",
                                 "--duration", "120"],
@@ -140,7 +144,7 @@ def webhook_receiver():
 
 
 @contextlib.contextmanager
-def cluster(postgresql, prefix, recordings=False, webhook=None):
+def cluster(postgresql, prefix, recordings=False, webhook=None, public_endpoint=None):
     """Three nodes on the test database, all serving: yields (root folder, servers by node id, a list for the bots,
     the options of a node by id); kills the bots and stops the nodes afterwards."""
     directory, database = postgresql
@@ -150,6 +154,8 @@ def cluster(postgresql, prefix, recordings=False, webhook=None):
             extra = ["--database", url, "--node-id", name]
             if webhook:
                 extra += ["--webhook-url", webhook, "--webhook-secret", "cluster-secret"]
+            if public_endpoint:
+                extra += ["--public-endpoint", public_endpoint]
             return extra + (["--recordings-dir", os.path.join(root, "recordings")] if recordings else [])
         servers, bots = {}, []
         try:
@@ -311,3 +317,79 @@ def test_a_draining_node_sends_its_attendees_to_another_node(postgresql):
                               ["AudioHostUrl"]]
         assert moved not in (host,), moved
         assert nodes(servers["node-a"].endpoint)[host]["State"] == "draining"
+
+
+# The README's three-node recipe, with the test's paths and ports filled in.
+NGINX_CLUSTER_CONF = """
+daemon off;
+worker_processes 1;
+pid {root}/nginx.pid;
+error_log {root}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log {root}/access.log;
+    client_body_temp_path {root}/body;
+    proxy_temp_path {root}/proxy;
+    fastcgi_temp_path {root}/fastcgi;
+    uwsgi_temp_path {root}/uwsgi;
+    scgi_temp_path {root}/scgi;
+
+    upstream carillon {{ {servers} }}
+    map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
+    server {{
+        listen 127.0.0.1:{proxy_port} ssl;
+        ssl_certificate     {root}/leaf.pem;
+        ssl_certificate_key {root}/leaf.key;
+        location / {{
+            proxy_pass http://carillon;
+            proxy_http_version 1.1;
+            proxy_set_header Host $http_host;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection $connection_upgrade;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_read_timeout 1h;
+            proxy_send_timeout 1h;
+            proxy_next_upstream error timeout;
+        }}
+    }}
+}}
+"""
+
+
+@pytest.mark.skipif(not os.path.exists(NGINX), reason="nginx is not installed (make apt-deps installs nginx-light)")
+def test_three_nodes_behind_nginx_as_the_readme_runs_them(postgresql):
+    """The README's recipe: nginx terminates TLS and spreads API calls and sockets over three nodes
+    (`--public-endpoint` its URL); bots that join through it hear each other, and again after `kill -9` of the node
+    that hosts their meeting, nginx passing their reconnects to a live node."""
+    proxy_port = free_port()
+    endpoint = f"https://127.0.0.1:{proxy_port}"
+    with cluster(postgresql, "carillon-cluster-nginx-", public_endpoint=endpoint) as (root, servers, bots, _):
+        make_certificates(root)
+        ca_file = os.path.join(root, "ca.pem")
+        upstreams = " ".join(f"server {server.endpoint.split('://', 1)[1]};" for server in servers.values())
+        with open(os.path.join(root, "nginx.conf"), "w") as handle:
+            handle.write(NGINX_CLUSTER_CONF.format(root=root, proxy_port=proxy_port, servers=upstreams))
+        nginx = subprocess.Popen([NGINX, "-p", root, "-c", os.path.join(root, "nginx.conf")],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            wait_for_port(proxy_port, nginx, time.monotonic() + 15)
+            chime = make_client(endpoint, verify=ca_file)
+            node_of_media = {server.media: name for name, server in servers.items()}
+            meeting = chime.create_meeting(ClientRequestToken="nginx-cluster", MediaRegion="us-east-1",
+                                           ExternalMeetingId="nginx-cluster")["Meeting"]
+            assert meeting["MediaPlacement"]["SignalingUrl"] == f"wss://127.0.0.1:{proxy_port}/control/{meeting['MeetingId']}"
+            host = node_of_media[meeting["MediaPlacement"]["AudioHostUrl"]]
+            recordings = {name: os.path.join(root, f"{name}.wav") for name in TONES}
+            bots.extend(bot(endpoint, meeting["MeetingId"], name, recordings[name], ca_file=ca_file) for name in TONES)
+            wait_until_both_hear(recordings)
+            killed_at = {name: length(recordings[name]) for name in TONES}
+            servers[host].process.kill()
+            servers[host].process.wait(timeout=10)
+            wait_until_both_hear(recordings, since=killed_at, timeout=30)
+            moved = node_of_media[chime.get_meeting(MeetingId=meeting["MeetingId"])["Meeting"]["MediaPlacement"]
+                                  ["AudioHostUrl"]]
+            assert moved != host
+        finally:
+            nginx.terminate()
+            nginx.wait(timeout=15)
+
