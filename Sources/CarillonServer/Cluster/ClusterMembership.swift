@@ -16,6 +16,8 @@ import Logging
 final class ClusterMembership: SignalingRouter, MeetingLifecycleObserver {
     /// The `LISTEN`/`NOTIFY` channel of ``LiveMeetingChange``s.
     static let channel = "carillon_live"
+    /// How long a socket's routing waits for the database before the socket is refused (and its client retries).
+    static let routeTimeout = Duration.seconds(5)
 
     private let store: PostgresMeetingStore
     private let node: NodeHeartbeat
@@ -43,7 +45,9 @@ final class ClusterMembership: SignalingRouter, MeetingLifecycleObserver {
     func route(meetingId: String, bridgedBy: String?) async -> SignalingRoute {
         guard let nodeId = node.nodeId else { return .unavailable(reason: "this node is starting") }
         do {
-            guard let host = try await store.host(meetingId: meetingId) else {
+            // A join waits for the database no longer than a client waits for its JOIN_ACK.
+            let store = store
+            guard let host = try await store.within(Self.routeTimeout, { try await store.host(meetingId: meetingId) }) else {
                 return .unavailable(reason: "no node of the cluster takes meetings now")
             }
             if host.nodeId == nodeId {
@@ -74,7 +78,10 @@ final class ClusterMembership: SignalingRouter, MeetingLifecycleObserver {
         guard !served.isEmpty else { return }
         let hosts: [String: MeetingHost]
         do {
-            hosts = try await store.currentHosts(meetingIds: Array(served.keys))
+            let store = store
+            hosts = try await store.within(ClusterNode.heartbeatTimeout) {
+                try await store.currentHosts(meetingIds: Array(served.keys))
+            }
         } catch {
             return
         }
@@ -92,8 +99,9 @@ final class ClusterMembership: SignalingRouter, MeetingLifecycleObserver {
 
     /// The meetings another live node hosts: theirs to expire.
     func meetingsHostedElsewhere() async throws -> Set<String> {
-        let nodeId = node.nodeId
-        return Set(try await store.currentHosts().filter { $0.value.alive && $0.value.nodeId != nodeId }.keys)
+        let nodeId = node.nodeId, store = store
+        let hosts = try await store.within(.seconds(10)) { try await store.currentHosts() }
+        return Set(hosts.filter { $0.value.alive && $0.value.nodeId != nodeId }.keys)
     }
 
     // MARK: Changes from the control API
@@ -158,6 +166,7 @@ final class ClusterMembership: SignalingRouter, MeetingLifecycleObserver {
             do {
                 try await store.listen(Self.channel) { [self] payload in apply(payload) }
             } catch {
+                if Task.isCancelled { return }
                 if !failing { logger.warning("listening for the cluster's changes failed: \(error)") }
                 failing = true
             }

@@ -56,7 +56,11 @@ final class ClusterWebhookQueue: MeetingEventSink {
             // The database may be away for a moment: the event waits (later ones behind it, keeping their order).
             while !Task.isCancelled {
                 do {
-                    try await store.enqueueWebhook(meetingId: event.meetingId, body: body, subscription: subscription)
+                    let store = store
+                    // No time limit (an insert that only looked lost would be queued twice); cancellable at once.
+                    try await store.within(nil) {
+                        try await store.enqueueWebhook(meetingId: event.meetingId, body: body, subscription: subscription)
+                    }
                     break
                 } catch {
                     logger.warning("webhook: could not queue \(event.eventType.rawValue): \(error)")
@@ -71,8 +75,12 @@ final class ClusterWebhookQueue: MeetingEventSink {
         while !Task.isCancelled {
             let delivered: Bool
             do {
-                delivered = try await store.deliverNextWebhook(maximumAttempts: target.maximumAttempts) { body in
-                    await WebhookDispatcher.post(Array(body.utf8), to: target, logger: logger)
+                // Cancellable at once (a node stopping does not wait for a post; the event stays queued).
+                let store = store
+                delivered = try await store.within(nil) {
+                    try await store.deliverNextWebhook(maximumAttempts: target.maximumAttempts) { body in
+                        await WebhookDispatcher.post(Array(body.utf8), to: target, logger: logger)
+                    }
                 }
             } catch {
                 delivered = false

@@ -179,9 +179,12 @@ extension PostgresMeetingStore {
     /// Listens on `channel` on a connection of its own and hands every notification's payload to `handle`, until the
     /// task is cancelled (returns) or the connection fails (throws).
     public func listen(_ channel: String, handle: @escaping @Sendable (String) async -> Void) async throws {
-        try await client.withConnection { connection in
-            try await connection.listen(on: channel) { notifications in
-                for try await notification in notifications { await handle(notification.payload) }
+        let client = client
+        try await within(nil) {
+            try await client.withConnection { connection in
+                try await connection.listen(on: channel) { notifications in
+                    for try await notification in notifications { await handle(notification.payload) }
+                }
             }
         }
     }

@@ -64,20 +64,29 @@ public final class PostgresMeetingStore: MeetingStore {
         try await within(timeout) { try await self.migrate() }
     }
 
-    /// Runs `body`, failing with ``PostgresStoreTimeout`` (and cancelling it) when it has not finished within
-    /// `timeout`: the pool waits for a connection for as long as it is asked, and a database that is away must not
-    /// hold a node's heartbeat or its shutdown.
-    func within<Value: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        try await withThrowingTaskGroup(of: Value?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
+    /// Runs `body`, failing with ``PostgresStoreTimeout`` when it has not finished within `timeout` (nil: no limit),
+    /// and with `CancellationError` as soon as the calling task is cancelled. Either way `body` is cancelled but not
+    /// waited for: a query waiting on a connection to a database that is away may only notice at the pool's own
+    /// timeout, and neither a node's heartbeat nor its shutdown may wait that long.
+    func within<Value: Sendable>(_ timeout: Duration?, _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        let race = WithinRace<Value>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                race.begin(continuation,
+                           work: Task { race.finish(with: await Self.result(of: body)) },
+                           timer: Task {
+                               guard let timeout else { return }
+                               try? await Task.sleep(for: timeout)
+                               race.finish(with: .failure(PostgresStoreTimeout(seconds: timeout.components.seconds)))
+                           })
             }
-            defer { group.cancelAll() }
-            guard let value = try await group.next() ?? nil else { throw PostgresStoreTimeout(seconds: timeout.components.seconds) }
-            return value
+        } onCancel: {
+            race.finish(with: .failure(CancellationError()))
         }
+    }
+
+    private static func result<Value>(of body: @Sendable () async throws -> Value) async -> Result<Value, any Error> {
+        do { return .success(try await body()) } catch { return .failure(error) }
     }
 
     /// The schema's versions, in order; each a list of statements (the extended protocol runs one at a time).
