@@ -35,7 +35,7 @@ import pytest
 from botocore.config import Config
 
 from conftest import ACCESS_KEY_ID, SECRET_ACCESS_KEY, make_client, nodes, start_server, stop_server, wait_for
-from test_reverse_proxy import NGINX, free_port, make_certificates, wait_for_port
+from test_reverse_proxy import NGINX, NGINX_PREAMBLE, free_port, make_certificates, wait_for_port
 
 BINARY = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
 NODES = ("node-a", "node-b", "node-c")
@@ -320,20 +320,7 @@ def test_a_draining_node_sends_its_attendees_to_another_node(postgresql):
 
 
 # The README's three-node recipe, with the test's paths and ports filled in.
-NGINX_CLUSTER_CONF = """
-daemon off;
-worker_processes 1;
-pid {root}/nginx.pid;
-error_log {root}/error.log warn;
-events {{ worker_connections 256; }}
-http {{
-    access_log {root}/access.log;
-    client_body_temp_path {root}/body;
-    proxy_temp_path {root}/proxy;
-    fastcgi_temp_path {root}/fastcgi;
-    uwsgi_temp_path {root}/uwsgi;
-    scgi_temp_path {root}/scgi;
-
+NGINX_CLUSTER_CONF = NGINX_PREAMBLE + """
     upstream carillon {{ {servers} }}
     map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
     server {{

@@ -17,13 +17,13 @@ from conftest import ACCESS_KEY_ID, SECRET_ACCESS_KEY, make_client, start_server
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
-# The recipe the README shows, with the test's paths and ports filled in.
-NGINX_CONF = """
+# An unprivileged nginx in the test's folder: the part of a configuration every proxy test shares.
+NGINX_PREAMBLE = """
 daemon off;
 worker_processes 1;
 pid {root}/nginx.pid;
 error_log {root}/error.log warn;
-events {{ worker_connections 64; }}
+events {{ worker_connections 256; }}
 http {{
     access_log {root}/access.log;
     client_body_temp_path {root}/body;
@@ -31,6 +31,10 @@ http {{
     fastcgi_temp_path {root}/fastcgi;
     uwsgi_temp_path {root}/uwsgi;
     scgi_temp_path {root}/scgi;
+"""
+
+# The recipe the README shows, with the test's paths and ports filled in.
+NGINX_CONF = NGINX_PREAMBLE + """
 
     map $http_upgrade $connection_upgrade {{
         default upgrade;

@@ -47,7 +47,11 @@ final class ClusterMembership: SignalingRouter, MeetingLifecycleObserver {
         do {
             // A join waits for the database no longer than a client waits for its JOIN_ACK.
             let store = store
-            guard let host = try await store.within(Self.routeTimeout, { try await store.host(meetingId: meetingId) }) else {
+            let found = try await store.within(Self.routeTimeout) { () async throws -> (MeetingHost, String?)? in
+                guard let host = try await store.host(meetingId: meetingId) else { return nil }
+                return (host, host.nodeId == nodeId ? nil : try await store.nodeURL(host.nodeId))
+            }
+            guard let (host, url) = found else {
                 return .unavailable(reason: "no node of the cluster takes meetings now")
             }
             if host.nodeId == nodeId {
@@ -60,9 +64,7 @@ final class ClusterMembership: SignalingRouter, MeetingLifecycleObserver {
             if let bridgedBy {
                 return .unavailable(reason: "bridged here by \(bridgedBy), but the meeting is hosted by \(host.nodeId)")
             }
-            guard let url = try await store.nodeURL(host.nodeId) else {
-                return .unavailable(reason: "node \(host.nodeId) has no URL")
-            }
+            guard let url else { return .unavailable(reason: "node \(host.nodeId) has no URL") }
             return .bridge(nodeId: host.nodeId, url: url)
         } catch {
             return .unavailable(reason: "the database cannot be reached: \(error)")

@@ -24,7 +24,7 @@ public final class MeetingRooms: LiveAttendeeSource {
 
     private struct Directory {
         var rooms: [String: MeetingRoom] = [:]
-        /// In a cluster, the placement epoch each room was opened at (the fence ``release(_:code:)`` acts on).
+        /// In a cluster, the placement epoch each room was opened at (the fence ``release(_:epoch:code:)`` acts on).
         var epochs: [String: Int64] = [:]
         var ended: Set<String> = []
         var endedOrder: [String] = []

@@ -77,7 +77,7 @@ public struct SignalingEndpoint: Sendable {
         logger[metadataKey: "meeting"] = "\(meetingId)"
 
         let admitted: (identity: AttendeeIdentity, permissions: AttendeeMediaPermissions, room: MeetingRoom)?
-        var refusal: (code: UInt16, reason: String)
+        let refusal: (code: UInt16, reason: String)
         switch await authenticator.authenticate(meetingId: meetingId, joinToken: Self.joinToken(fromOffered: offeredProtocols)) {
         case .accepted(let identity, let permissions):
             var epoch: Int64?
@@ -97,8 +97,7 @@ public struct SignalingEndpoint: Sendable {
                              reason: "the meeting's node \(nodeId) cannot be reached", logger: logger)
                 return
             case .unavailable(let reason):
-                refusal = (SignalingCloseCode.serverError, reason)
-                await refuse(inbound: inbound, outbound: outbound, code: refusal.code, reason: refusal.reason,
+                await refuse(inbound: inbound, outbound: outbound, code: SignalingCloseCode.serverError, reason: reason,
                              logger: logger)
                 return
             }

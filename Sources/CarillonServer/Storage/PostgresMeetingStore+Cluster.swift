@@ -50,14 +50,7 @@ extension PostgresMeetingStore {
 
     /// Where a meeting is hosted now, without placing or moving it; nil when it is not placed.
     public func currentHost(meetingId: String) async throws -> MeetingHost? {
-        let rows = try await client.query("""
-            SELECT p.node_id, p.epoch, COALESCE((SELECT \(unescaped: aliveCondition) FROM node n WHERE n.node_id = p.node_id), false)
-            FROM placement p WHERE p.meeting_id = \(meetingId)
-            """, logger: logger)
-        for try await (node, epoch, alive) in rows.decode((String, Int64, Bool).self) {
-            return MeetingHost(nodeId: node, epoch: epoch, alive: alive)
-        }
-        return nil
+        try await currentHosts(meetingIds: [meetingId])[meetingId]
     }
 
     /// The meeting's host: where it is placed while that node is alive and serving; otherwise (not placed yet, its
@@ -115,13 +108,6 @@ extension PostgresMeetingStore {
             }
             return MeetingHost(nodeId: chosen, epoch: epoch, alive: true)
         }
-    }
-
-    /// Whether `nodeId` still hosts the meeting at `epoch`: the fence a node checks before it serves a meeting (a node
-    /// that comes back after being declared dead finds its meetings moved and its epoch old).
-    public func hosts(meetingId: String, nodeId: String, epoch: Int64) async throws -> Bool {
-        guard let current = try await currentHost(meetingId: meetingId) else { return false }
-        return current.nodeId == nodeId && current.epoch == epoch
     }
 
     /// Where each of `meetingIds` is hosted now (meetings not placed, or deleted, are missing).
