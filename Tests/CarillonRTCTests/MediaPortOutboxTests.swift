@@ -5,16 +5,19 @@ import Testing
 
 @testable import CarillonRTC
 
-/// The outbox's recycled send buffers on real UDP sockets on 127.0.0.1: bursts far larger than the ring, sent from
-/// another loop than the socket's, must arrive intact (a buffer the socket still holds is never written over).
+/// The outbox on real UDP sockets on 127.0.0.1: bursts far larger than the ring, sent from another loop than the
+/// socket's, arrive intact (a buffer the socket still holds is never written over); an outbox writes through its send
+/// channel, and once that closes through the socket's channel.
 @Suite struct MediaPortOutboxTests {
     /// Collects what a socket receives.
     final class Collector: ChannelInboundHandler, Sendable {
         typealias InboundIn = AddressedEnvelope<ByteBuffer>
         let datagrams = Mutex<[[UInt8]]>([])
+        let sources = Mutex<[SocketAddress]>([])
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let envelope = unwrapInboundIn(data)
             datagrams.withLock { $0.append(Array(envelope.data.readableBytesView)) }
+            sources.withLock { $0.append(envelope.remoteAddress) }
         }
     }
 
@@ -39,8 +42,8 @@ import Testing
         let sender = try await DatagramBootstrap(group: socketLoop).bind(host: "127.0.0.1", port: 0).get()
         let target = try #require(receiver.localAddress)
         let written = Mutex(0)
-        let outbox = MediaPortOutbox(eventLoop: senderLoop, channel: sender, ringSize: 8) { count, _ in
-            written.withLock { $0 += count }
+        let outbox = MediaPortOutbox(eventLoop: senderLoop, socketChannel: sender, ringSize: 8) { batch in
+            written.withLock { $0 += batch.datagrams }
         }
         let bursts = 12, perBurst = 50
         for burst in 0..<bursts {
@@ -64,6 +67,63 @@ import Testing
         }
         try await sender.close()
         try await receiver.close()
+        try await group.shutdownGracefully()
+    }
+
+    /// A receiver's socket and the datagrams it has read.
+    func receiver(on group: any EventLoopGroup) async throws -> (any Channel, Collector) {
+        let collector = Collector()
+        let channel = try await DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(collector) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return (channel, collector)
+    }
+
+    func waitFor(_ count: Int, in collector: Collector) async throws {
+        let clock = ContinuousClock(), end = clock.now + .seconds(10)
+        while collector.datagrams.withLock({ $0.count }) < count, clock.now < end {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Datagrams leave through the outbox's send channel (on a third loop, as a port gives each loop the next loop's)
+    /// while it is open, from its address; once it closes (as NIO closes a datagram channel on a write error it cannot
+    /// recover from) the outbox writes through the socket's channel: nothing after the failure is lost.
+    @Test func anOutboxWhoseSendChannelClosedGoesOnThroughTheSocketsChannel() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 3)
+        let socketLoop = group.next(), senderLoop = group.next(), writerLoop = group.next()
+        let (receiving, seen) = try await receiver(on: group)
+        let socket = try await DatagramBootstrap(group: socketLoop).bind(host: "127.0.0.1", port: 0).get()
+        let own = try await DatagramBootstrap(group: writerLoop).bind(host: "127.0.0.1", port: 0).get()
+        let outbox = MediaPortOutbox(eventLoop: senderLoop, socketChannel: socket, sendChannel: own) { _ in }
+        own.closeFuture.whenComplete { _ in outbox.sendChannelClosed() }
+        let target = try #require(receiving.localAddress)
+        try await senderLoop.submit {
+            for index in 0..<4 { outbox.send(Self.datagram(index), to: target) }
+        }.get()
+        try await waitFor(4, in: seen)
+        let ownAddress = try #require(own.localAddress)
+        #expect(seen.sources.withLock { Set($0) } == [ownAddress])
+        #expect(try await senderLoop.submit { outbox.writer === own }.get())
+        try await own.close()
+        // The closing is told on the writer's loop and reaches the outbox's with a hop.
+        let clock = ContinuousClock(), end = clock.now + .seconds(10)
+        while try await senderLoop.submit({ outbox.writer !== socket }).get(), clock.now < end {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try await senderLoop.submit {
+            #expect(outbox.writer === socket)
+            for _ in 0..<3 { outbox.send(Self.datagram(100), to: target) }
+        }.get()
+        try await waitFor(7, in: seen)
+        let received = seen.datagrams.withLock { $0 }
+        #expect(received == (0..<4).map(Self.datagram) + Array(repeating: Self.datagram(100), count: 3))
+        // The later datagrams came from the socket's port, not the closed channel's.
+        #expect(seen.sources.withLock { Set($0.dropFirst(4)) } == [try #require(socket.localAddress)])
+        for channel in [socket, receiving] { try await channel.close() }
         try await group.shutdownGracefully()
     }
 }

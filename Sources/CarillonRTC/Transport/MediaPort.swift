@@ -6,26 +6,45 @@ import NIOPosix
 /// username of STUN checks (`<server ufrag>:<client ufrag>`, so a new peer finds its session), then by source address
 /// (DTLS, RTP and RTCP carry no identifier).
 ///
-/// Threading: the routing tables live on the port's channel loop. Each registered connection lives on its own loop
-/// (its meeting's). Datagrams cross between loops in batches, never one hop per datagram: what one read burst of the
-/// socket brought for connections of another loop is handed over with one `execute` per loop when the burst ends,
-/// and what a loop sends in one turn (a mixer tick: a packet per attendee) reaches the socket's loop with one
-/// `execute` and one flush (``MediaPortOutbox``).
+/// Threading: the routing tables live on the port's channel loop, which reads the socket. Each registered connection
+/// lives on its own loop (its meeting's). Datagrams cross between loops in batches, never one hop per datagram: what
+/// one read burst of the socket brought for connections of another loop is handed over with one `execute` per loop
+/// when the burst ends. What a loop's connections send in one turn (a mixer tick: a packet per attendee) is written
+/// with one flush, on the next loop's send channel over the same socket (``MediaPortOutbox``): the kernel's send path,
+/// the largest share of a forwarding server's time, is spread over every loop rather than all on the socket's.
 public final class MediaPort: @unchecked Sendable {
     /// The address the port is bound to.
     public let localAddress: STUNAddress
     private let channel: any Channel
     private let router: Router
-    /// One per event loop that owns connections (a handful); made when the first driver of a loop is.
-    private let outboxes = NIOLockedValueBox<[ObjectIdentifier: MediaPortOutbox]>([:])
+    /// One per event loop that owns connections; made at bind for every loop of the port's group (each writing
+    /// through the next loop's send channel), later for any other loop a driver is made on.
+    private let outboxes: NIOLockedValueBox<[ObjectIdentifier: MediaPortOutbox]>
+    /// A send channel per loop of the port's group: a duplicate of the socket's descriptor, never read from.
+    private let sendChannels: [any Channel]
+    /// What the outboxes wrote, added once per flush on the loop that wrote.
+    private let written = NIOLockedValueBox(MediaPortOutbox.Written())
 
     /// How many source addresses one connection may be reached from at once (it keeps the newest).
     public static let addressesPerConnection = 8
 
-    private init(channel: any Channel, router: Router, localAddress: STUNAddress) {
+    private init(channel: any Channel, router: Router, localAddress: STUNAddress, sendChannels: [any Channel]) {
         self.channel = channel
         self.router = router
         self.localAddress = localAddress
+        self.sendChannels = sendChannels
+        outboxes = NIOLockedValueBox([:])
+        // Each loop writes through the next loop's send channel: a meeting's own work and the kernel's send path of
+        // its datagrams then run on two cores (one 25 x 25 meeting saturated its loop when it did both), and the
+        // loops' meetings share the writing evenly.
+        for (index, loop) in sendChannels.map(\.eventLoop).enumerated() {
+            let sendChannel = sendChannels[(index + 1) % sendChannels.count]
+            let outbox = makeOutbox(for: loop, sendChannel: sendChannel)
+            outboxes.withLockedValue { $0[ObjectIdentifier(loop)] = outbox }
+            // A send channel closes when the kernel refuses a write NIO does not count as recoverable: its outbox then
+            // writes through the socket's channel (which such an error would close too: it is the last resort).
+            sendChannel.closeFuture.whenComplete { [weak outbox] _ in outbox?.sendChannelClosed() }
+        }
     }
 
     /// Socket buffer size asked for: every attendee of every meeting arrives on this one socket (250 attendees send
@@ -35,20 +54,46 @@ public final class MediaPort: @unchecked Sendable {
 
     /// Binds the port, which nobody else may then bind: no `SO_REUSEADDR`, which on Linux lets a second UDP socket
     /// (another server, or a port-0 socket given this port) share it and take some of its datagrams.
+    ///
+    /// The socket is read on one loop of `group`; every loop of `group` gets a send channel over a duplicate of its
+    /// descriptor, and the connections of each loop write through the next loop's (see ``MediaPortOutbox``).
     public static func bind(host: String, port: Int, group: any EventLoopGroup) async throws -> MediaPort {
         let router = Router()
-        let channel = try await DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(socketBufferBytes))
-            .channelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(socketBufferBytes))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(router) }
-            }
-            .bind(host: host, port: port).get()
-        guard let address = channel.localAddress.flatMap(STUNAddress.init) else {
-            try? await channel.close()
-            throw ChannelError.unknownLocalAddress
+        let address = try SocketAddress.makeAddressResolvingHost(host, port: port)
+        let socket = try BoundUDPSocket(binding: address, bufferBytes: socketBufferBytes)
+        let channel: any Channel
+        do {
+            channel = try await DatagramBootstrap(group: group)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(router) }
+                }
+                .withBoundSocket(socket.descriptor).get()
+        } catch {
+            BoundUDPSocket.release(socket.descriptor)
+            throw error
         }
-        return MediaPort(channel: channel, router: router, localAddress: address)
+        var sendChannels: [any Channel] = []
+        do {
+            for loop in group.makeIterator() {
+                let descriptor = try socket.duplicate()
+                do {
+                    sendChannels.append(try await DatagramBootstrap(group: loop)
+                        .channelOption(.autoRead, value: false)
+                        .withBoundSocket(descriptor).get())
+                } catch {
+                    BoundUDPSocket.release(descriptor)
+                    throw error
+                }
+            }
+            guard let local = channel.localAddress.flatMap(STUNAddress.init) else {
+                throw ChannelError.unknownLocalAddress
+            }
+            return MediaPort(channel: channel, router: router, localAddress: local, sendChannels: sendChannels)
+        } catch {
+            for sendChannel in sendChannels { try? await sendChannel.close() }
+            try? await channel.close()
+            throw error
+        }
     }
 
     /// A driver for `connection` on `eventLoop` whose datagrams leave through this port. Call
@@ -86,21 +131,28 @@ public final class MediaPort: @unchecked Sendable {
         outboxes.withLockedValue { outboxes in
             let key = ObjectIdentifier(eventLoop)
             if let existing = outboxes[key] { return existing }
-            let created = MediaPortOutbox(eventLoop: eventLoop, channel: channel, onWritten: { [router] datagrams, bytes in
-                // Runs on the port's loop, once per batch.
-                router.statistics.datagramsSent += datagrams
-                router.statistics.bytesSent += bytes
-            }, onGivenBack: { [router] spent in
-                // Runs on the port's loop, once per batch; each array moved out so the pool holds its only reference.
-                for index in spent.indices {
-                    var datagram: [UInt8] = []
-                    swap(&datagram, &spent[index])
-                    router.receivePool.recycle(consume datagram)
-                }
-            })
+            let created = makeOutbox(for: eventLoop, sendChannel: nil)
             outboxes[key] = created
             return created
         }
+    }
+
+    private func makeOutbox(for eventLoop: any EventLoop, sendChannel: (any Channel)?) -> MediaPortOutbox {
+        MediaPortOutbox(eventLoop: eventLoop, socketChannel: channel, sendChannel: sendChannel,
+                        onWritten: { [written] batch in
+            // Runs on the writing loop, once per flush.
+            written.withLockedValue { total in
+                total.datagrams += batch.datagrams
+                total.bytes += batch.bytes
+            }
+        }, onGivenBack: { [router] spent in
+            // Runs on the port's loop, once per batch; each array moved out so the pool holds its only reference.
+            for index in spent.indices {
+                var datagram: [UInt8] = []
+                swap(&datagram, &spent[index])
+                router.receivePool.recycle(consume datagram)
+            }
+        })
     }
 
     /// Routes checks for the local ICE credentials' username fragment to `driver`, and then the traffic of each source
@@ -125,16 +177,21 @@ public final class MediaPort: @unchecked Sendable {
 
     /// The port's counters since it was bound, read on its loop (one hop; for a metrics scrape, not per packet).
     public func statistics() async throws -> MediaPortStatistics {
-        try await channel.eventLoop.submit { [router] in
+        var statistics = try await channel.eventLoop.submit { [router] in
             var statistics = router.statistics
             statistics.receiveBuffersAllocated = router.receivePool.freshAllocations
             statistics.receiveBuffersReleased = router.receivePool.released
             return statistics
         }.get()
+        let written = written.withLockedValue { $0 }
+        statistics.datagramsSent = written.datagrams
+        statistics.bytesSent = written.bytes
+        return statistics
     }
 
-    /// Closes the port.
+    /// Closes the port: its send channels, then the socket's channel.
     public func close() async {
+        for sendChannel in sendChannels { try? await sendChannel.close() }
         try? await channel.close()
     }
 }
