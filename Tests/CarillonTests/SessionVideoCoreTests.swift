@@ -200,28 +200,6 @@ import Testing
         #expect(statistics.width == 320 && statistics.height == 180)
     }
 
-    /// The frame-rate cap (30 fps for a camera) is a schedule with one interval of tolerance, not a least gap from the
-    /// last picture: a 15 fps source whose sixth picture comes 40 ms late and whose seventh comes on time loses neither
-    /// (measured as a gap, the seventh, 26.7 ms after the sixth, was dropped: a recording on a busy machine missed
-    /// pictures), while a 60 fps source is held to 30 a second after one extra picture, and so is a burst.
-    @Test func theFrameRateCapDropsNothingOfASourceUnderItThatRanLateOnce() throws {
-        let pair = try Pair()
-        let encoder = try VP8Encoder(configuration: .init(width: 320, height: 180, bitrate: 300_000, maxFrameRate: 15))
-        let frame = try #require(try encoder.encode(pair.pattern.image(frame: 0), timestamp: 0, forceKeyframe: true))
-        func send(at milliseconds: Double) {
-            _ = pair.sender.send(encoded: frame, timestampNanoseconds: Int64(milliseconds * 1_000_000), now: pair.now)
-        }
-        for index in 0..<10 { send(at: Double(index) * 1000 / 15 + (index == 5 ? 40 : 0)) }
-        #expect(pair.sender.framesEncoded == 10)
-        // 60 a second for one second, from 1 s on: the first two, then every other one (29): 31.
-        for index in 0..<60 { send(at: 1000 + Double(index) * 1000 / 60) }
-        #expect(pair.sender.framesEncoded == 10 + 31)
-        // Ten at once, then one an interval later: two of the burst, and the next.
-        for _ in 0..<10 { send(at: 2500) }
-        send(at: 2500 + 1000 / 30)
-        #expect(pair.sender.framesEncoded == 10 + 31 + 3)
-    }
-
     /// A simulcast sender scales its own pictures: a frame that is already encoded has no layer to go on.
     @Test func aSimulcastSenderSendsNoPreEncodedFrame() throws {
         let core = SessionVideoCore()

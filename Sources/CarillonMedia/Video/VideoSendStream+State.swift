@@ -38,8 +38,7 @@ extension VideoSendStream {
         var firstCapture: Int64?
         var firstTimestamp = UInt32.random(in: .min ... .max)
         var lastTimestamp: UInt32?
-        /// The capture time from which the next picture is admitted under the frame-rate cap (see `admit`).
-        var nextAdmission: Int64?
+        var lastEncodedCapture: Int64?
         /// Every packet of the stream (media, retransmission, probe padding) leaves through it: paced, numbered and
         /// estimated as the server's downlinks are.
         let paced: PacedSender

@@ -184,17 +184,15 @@ public final class VideoSendStream {
     }
 
     /// Counts a picture captured at `timestampNanoseconds` and returns its RTP timestamp, or nil when it comes too
-    /// soon (above ``maximumFrameRate``, or ``maximumContentFrameRate`` for screen content). The cap is a schedule
-    /// with one interval of tolerance (a generic cell rate algorithm): each picture sent moves the next picture's due
-    /// time one interval on from its own or from the previous due time, whichever is later, and a picture up to one
-    /// interval (and 2 ms of timer slack) ahead of its due time is sent. So a source at or under the cap whose one
-    /// picture came late (a busy capture loop) and whose next came on time loses neither (measured as a least gap
-    /// from the last picture, the on-time one was dropped: a recording missed camera pictures on a loaded machine),
-    /// while a faster source is held to the cap after one extra picture. The timestamp runs at 90 kHz from the first
+    /// soon after the last one sent (above ``maximumFrameRate``, or
+    /// ``maximumContentFrameRate`` for screen content). The timestamp runs at 90 kHz from the first
     /// capture and is never the previous frame's (the receiver would merge two frames).
     private static func admit(capturedAt timestampNanoseconds: Int64, sender: Sender) -> UInt32? {
         sender.framesCaptured += 1
-        if let due = sender.nextAdmission, timestampNanoseconds < due - capInterval(sender) - 2_000_000 { return nil }
+        let rate = sender.configuration.screenContent ? Self.maximumContentFrameRate : Self.maximumFrameRate
+        if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(rate) - 2_000_000 {
+            return nil
+        }
         let first = sender.firstCapture ?? timestampNanoseconds
         sender.firstCapture = first
         let elapsed = max(0, timestampNanoseconds - first)
@@ -203,18 +201,11 @@ public final class VideoSendStream {
         return timestamp
     }
 
-    /// A picture captured at `timestampNanoseconds` went out with `timestamp`: the next is due one interval of the
-    /// cap after it, or after the previous due time when that is later (see `admit`).
+    /// A picture captured at `timestampNanoseconds` went out with `timestamp`: the next is measured from it.
     private static func sent(capturedAt timestampNanoseconds: Int64, timestamp: UInt32, sender: Sender) {
-        sender.nextAdmission = max(sender.nextAdmission ?? timestampNanoseconds, timestampNanoseconds)
-            + capInterval(sender)
+        sender.lastEncodedCapture = timestampNanoseconds
         sender.lastTimestamp = timestamp
         sender.framesEncoded += 1
-    }
-
-    /// The least interval between pictures under the frame-rate cap, ns.
-    private static func capInterval(_ sender: Sender) -> Int64 {
-        1_000_000_000 / Int64(sender.configuration.screenContent ? maximumContentFrameRate : maximumFrameRate)
     }
 
     /// Opens a probe of the simulcast uplink when the estimate, not the cap, leaves an active layer off (`split` gives
