@@ -32,13 +32,7 @@ import Testing
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let socketLoop = group.next(), senderLoop = group.next()
         #expect(socketLoop !== senderLoop)
-        let collector = Collector()
-        let receiver = try await DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(collector) }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
+        let (receiver, collector) = try await self.receiver(on: group)
         let sender = try await DatagramBootstrap(group: socketLoop).bind(host: "127.0.0.1", port: 0).get()
         let target = try #require(receiver.localAddress)
         let written = Mutex(0)

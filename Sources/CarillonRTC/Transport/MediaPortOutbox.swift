@@ -35,7 +35,6 @@ final class MediaPortOutbox: @unchecked Sendable {
     private(set) var writer: any Channel
     private var queued: [AddressedEnvelope<ByteBuffer>] = []
     private var ring: SendBufferRing
-    private var flushScheduled = false
     /// Received datagrams this loop's connections are done with, on their way back to the socket loop's pool.
     private var givenBack: [[UInt8]] = []
     /// Told, on the writing loop, what each flush wrote.
@@ -72,14 +71,12 @@ final class MediaPortOutbox: @unchecked Sendable {
         givenBack.append(datagram)
     }
 
+    /// The first datagram of a turn, either way, schedules the flush; a flush empties both lists.
     private func scheduleFlush() {
-        guard !flushScheduled else { return }
-        flushScheduled = true
-        eventLoop.execute { self.flush() }
+        if queued.isEmpty, givenBack.isEmpty { eventLoop.execute { self.flush() } }
     }
 
     private func flush() {
-        flushScheduled = false
         let onWritten = self.onWritten, onGivenBack = self.onGivenBack
         let socketLoop = socketChannel.eventLoop
         if socketLoop === eventLoop, !givenBack.isEmpty {
