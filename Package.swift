@@ -161,6 +161,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            // The guest join page, compiled into the binary (JoinPageFiles): a server is one file to install.
+            resources: [
+                .embedInCode("JoinPage/join.html"),
+                .embedInCode("JoinPage/meeting.css"),
+                .embedInCode("JoinPage/meeting.js"),
+                .embedInCode("JoinPage/signaling-codec.js"),
+            ],
             swiftSettings: strict
         ),
         .target(

@@ -3,6 +3,7 @@ import Carillon
 import CarillonCodecs
 import CarillonProtocol
 import Foundation
+import UnixSignals
 
 /// `carillon demo`: an embedded server, a meeting made through the REST API, and headless attendees using the SDK.
 struct DemoCommand: AsyncParsableCommand {
@@ -24,13 +25,57 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Directory for each attendee's recording of what it heard (default: a new temporary directory).")
     var recordings: String?
 
+    @Flag(help: "Instead of the scripted run: a meeting with two talking, camera-showing attendees that you join from a browser on this machine through the invite link printed; runs until Ctrl-C.")
+    var browser = false
+
+    @Option(help: "With --browser: the TCP port of the server (0 picks a free one).")
+    var port: Int = 0
+
     func validate() throws {
         guard stepTimeout > 0, pace >= 0 else { throw ValidationError("--step-timeout must be positive and --pace not negative") }
     }
 
     func run() async throws {
         let started = ContinuousClock.now
+        if browser {
+            return try await EmbeddedServer.with(port: port) { embedded in try await host(embedded, started: started) }
+        }
         try await EmbeddedServer.with { embedded in try await play(embedded, started: started) }
+    }
+
+    /// `--browser`: alice and bob talk and show their cameras in a meeting, and a person joins it from a browser through
+    /// an invite link, until Ctrl-C.
+    private func host(_ embedded: EmbeddedServer, started: ContinuousClock.Instant) async throws {
+        let log = DemoLog(start: started, pace: .zero)
+        log.say("server", "listening on \(embedded.address.endpoint)")
+        let (meeting, meetingId) = try await embedded.createMeeting(externalId: "carillon-demo")
+        log.say("api", "CreateMeeting -> \(meetingId)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carillon-demo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var bots: [DemoBot] = []
+        for index in 0..<2 {
+            let (name, tone) = Self.tones[index]
+            let color = VideoTestPattern.Color.palette[index]
+            log.say("demo", "\(name) speaks a \(Int(tone)) Hz tone and shows a \(color) camera")
+            bots.append(try await DemoBot.join(name: name, meeting: meeting, meetingId: meetingId, client: embedded.client,
+                                               tone: tone, color: color,
+                                               recording: directory.appendingPathComponent("\(name).wav"), log: log))
+        }
+        let body = try JSONEncoder().encode(ControlAPI.InviteRequest(expiresInSeconds: 12 * 3600))
+        let reply = try await embedded.client.send("POST", "/carillon/meetings/\(meetingId)/invites", body: body)
+        let invite = try JSONDecoder().decode(ControlAPI.InviteResponse.self, from: reply).invite
+        StandardOutput.line("")
+        StandardOutput.line("Open this link in Chromium or Firefox on this machine to join alice and bob (your name is filled in; change it if you like):")
+        StandardOutput.line("")
+        StandardOutput.line("  \(invite.url)?name=guest")
+        StandardOutput.line("")
+        StandardOutput.line("The browser asks for your camera and microphone; you can join without them. Ctrl-C ends the meeting.")
+        let stops = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        for await _ in stops { break }
+        for bot in bots { bot.stopCamera() }
+        for bot in bots { bot.session.audioVideo.stop() }
+        log.say("demo", "meeting over")
+        try? FileManager.default.removeItem(at: directory)
     }
 
     private func play(_ embedded: EmbeddedServer, started: ContinuousClock.Instant) async throws {

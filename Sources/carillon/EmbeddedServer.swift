@@ -29,13 +29,13 @@ final class EmbeddedServer: Sendable {
         self.task = task
     }
 
-    static func start(logLevel: Logging.Logger.Level = .warning) async throws -> EmbeddedServer {
+    static func start(logLevel: Logging.Logger.Level = .warning, port: Int = 0) async throws -> EmbeddedServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("carillon-\(UUID().uuidString)", isDirectory: true)
         let key = AccessKey.generate()
         let logger = CommandLogging.logger(label: "carillon.embedded", level: logLevel)
         let server = try await MeetingServer(
-            configuration: ServerConfiguration(dataDirectory: directory, port: 0, mediaPort: 0, accessKeys: [key]),
+            configuration: ServerConfiguration(dataDirectory: directory, port: port, mediaPort: 0, accessKeys: [key]),
             logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
@@ -51,8 +51,8 @@ final class EmbeddedServer: Sendable {
     }
 
     /// Runs `body` against a fresh embedded server, then shuts the server down gracefully and removes its data.
-    static func with<Result>(_ body: (EmbeddedServer) async throws -> Result) async throws -> Result {
-        let embedded = try await start()
+    static func with<Result>(port: Int = 0, _ body: (EmbeddedServer) async throws -> Result) async throws -> Result {
+        let embedded = try await start(port: port)
         do {
             let result = try await body(embedded)
             await embedded.stop()

@@ -42,12 +42,12 @@ struct EndpointOptions: ParsableArguments {
     }
 }
 
-/// `carillon meeting create|get|list|delete`, each with `--json`.
+/// `carillon meeting create|get|list|delete|invite`, each with `--json`.
 struct MeetingCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "meeting",
         abstract: "Manage meetings through the control API.",
-        subcommands: [Create.self, Get.self, List.self, Delete.self]
+        subcommands: [Create.self, Get.self, List.self, Delete.self, Invite.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -149,6 +149,47 @@ struct MeetingCommand: AsyncParsableCommand {
             let data = try await options.client().send("DELETE", "/meetings/\(ControlAPIClient.segment(meetingId))")
             if json { return printJSON(data.isEmpty ? Data("{}".utf8) : data) }
             print("deleted \(meetingId)")
+        }
+    }
+}
+
+extension MeetingCommand {
+    /// `carillon meeting invite`: a link a guest opens in a browser to join, through Carillon's signed
+    /// `POST /carillon/meetings/{id}/invites`. The URL is the last line printed (scripts read it).
+    struct Invite: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make an invite link: anyone who opens it in a browser can join the meeting, until it expires or the meeting ends.")
+        @OptionGroup var options: EndpointOptions
+        @Argument(help: "MeetingId.") var meetingId: String
+        @Option(help: "Name filled in on the join page (the guest can change it).") var name: String?
+        @Option(name: .customLong("expires-in"), help: "Seconds the link admits guests (at most 2592000, 30 days).")
+        var expiresIn: Int = 86400
+        @Flag(help: "Print the API's JSON response (the URL is still the last line).") var json = false
+
+        func validate() throws {
+            guard (1...2_592_000).contains(expiresIn) else {
+                throw ValidationError("--expires-in must be from 1 to 2592000 seconds (30 days), got \(expiresIn)")
+            }
+        }
+
+        func run() async throws {
+            let body = try JSONEncoder().encode(ControlAPI.InviteRequest(expiresInSeconds: expiresIn))
+            let data = try await options.client().send("POST", "/carillon/meetings/\(ControlAPIClient.segment(meetingId))/invites",
+                                                       body: body)
+            let invite = try JSONDecoder().decode(ControlAPI.InviteResponse.self, from: data).invite
+            var url = invite.url
+            if let name, !name.isEmpty {
+                var allowed = CharacterSet.urlQueryAllowed
+                allowed.remove(charactersIn: "&=+#")
+                url += "?name=" + (name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+            }
+            if json {
+                printJSON(data)
+            } else {
+                print("MeetingId: \(invite.meetingId)")
+                print("Expires: \(invite.expiresAt)")
+            }
+            print(url)
         }
     }
 }

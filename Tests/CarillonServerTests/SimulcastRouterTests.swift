@@ -17,8 +17,8 @@ import Testing
     static let ridExtension: UInt8 = 10
 
     /// A camera offer with rid simulcast (no SSRC lines, as Chromium), or with a SIM group of SSRCs.
-    static func offer(sim: Bool) -> String {
-        var text = VideoOffer.make(cameraSSRCs: nil, receiveMids: [])
+    static func offer(sim: Bool, camera direction: String = "sendrecv") -> String {
+        var text = VideoOffer.make(camera: direction, cameraSSRCs: nil, receiveMids: [])
         var camera = "a=mid:1\r\n"
         if sim {
             camera += "a=ssrc-group:SIM 100 200 300\r\n"
@@ -137,6 +137,21 @@ import Testing
                                               video: .init(sending: .allowed, receive: [nil], sendStreamIds: Self.streamIds))
         #expect(sim.videoUplink?.layers.map(\.ssrc) == [100, 200, 300])
         #expect(sim.videoUplink?.layers.map(\.rtxSSRC) == [101, 201, 301])
+    }
+
+    /// A camera offered with its rids while it is off (inactive, as a browser that joined without it offers), or
+    /// while sending is refused, gets them answered all the same: a browser refuses its own later offer that turns the
+    /// camera on when the answer before had no rid extension.
+    @Test(arguments: ["inactive", "sendrecv"]) func aCameraThatIsOffOrRefusedHasItsRidsAnswered(direction: String) throws {
+        let offer = Self.offer(sim: false, camera: direction)
+        let negotiation = try MeetingMediaNegotiation(offer: offer, certificate: certificate, candidate: candidate,
+                                                      video: .init(sending: .none, receive: [nil]))
+        let camera = try SessionDescription(parsing: negotiation.answer).media[1]
+        #expect(camera.direction == .inactive && negotiation.videoUplink == nil)
+        #expect(camera.rids == ["low", "mid", "hi"].map { SDPRid(id: $0, direction: .recv) })
+        #expect(camera.simulcast?.receiveRids == ["low", "mid", "hi"])
+        #expect(camera.extensions.contains { $0.uri == SDPExtension.ridURI && $0.id == Self.ridExtension })
+        #expect(camera.extensions.contains { $0.uri == SDPExtension.repairedRidURI && $0.id == 11 })
     }
 
     /// Layers learned from their rids: the downlink carries only the layer it wants; a switch to the lowest layer (a

@@ -12,6 +12,8 @@ import tempfile
 import threading
 import time
 
+import requests
+
 from conftest import ACCESS_KEY_ID, SECRET_ACCESS_KEY
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -112,6 +114,16 @@ def test_the_readme_commands_work_as_written():
                     assert re.search(rf"Attendee: \S+ alice left since", shown), shown
                 elif words[1:3] == ["meeting", "delete"]:
                     assert f"deleted {meeting_id}" in run(command)
+                    meeting_id = None
+                elif words[1:3] == ["meeting", "invite"]:
+                    # "Join from a browser" comes after the delete: it invites to a meeting of its own.
+                    if meeting_id is None:
+                        created = run(adapt(".build/debug/carillon meeting create --endpoint http://127.0.0.1:8080"))
+                        meeting_id = re.search(r"MeetingId: (\S+)", created).group(1)
+                        command = adapt(line)
+                    link = run(command).strip().splitlines()[-1]
+                    assert link.startswith(f"http://127.0.0.1:{http_port}/join/") and link.endswith("?name=Ada"), link
+                    assert requests.get(link, timeout=10).status_code == 200, link
                 else:
                     raise AssertionError(f"the README has a command this test does not know: {line}")
                 ran.append(words[1] if words[0] != "export" else "export")
@@ -119,5 +131,5 @@ def test_the_readme_commands_work_as_written():
             if server:
                 server.send_signal(signal.SIGTERM)
                 server.wait(timeout=30)
-    assert ran == ["serve", "export", "meeting", "meeting", "join", "meeting", "meeting"], ran
+    assert ran == ["serve", "export", "meeting", "meeting", "join", "meeting", "meeting", "meeting"], ran
     assert server.returncode == 0

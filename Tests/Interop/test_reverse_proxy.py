@@ -12,6 +12,7 @@ import threading
 import time
 
 import pytest
+import requests
 
 from conftest import ACCESS_KEY_ID, SECRET_ACCESS_KEY, make_client, start_server, stop_server
 
@@ -127,6 +128,18 @@ def test_nginx_terminates_tls_in_front_of_carillon():
             binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
             env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY,
                        CARILLON_CA_FILE=os.path.join(root, "ca.pem"))
+            # A guest's invite link is under the public endpoint, and its page and POST work through nginx.
+            made = subprocess.run([binary, "meeting", "invite", "--endpoint", endpoint, meeting["MeetingId"]],
+                                  capture_output=True, text=True, env=env, timeout=60)
+            assert made.returncode == 0, made.stdout + made.stderr
+            invite = made.stdout.strip().splitlines()[-1]
+            assert invite.startswith(f"{endpoint}/join/"), invite
+            page = requests.get(invite, verify=os.path.join(root, "ca.pem"), timeout=10)
+            assert page.status_code == 200 and f"wss://127.0.0.1:{proxy_port}" in page.headers["Content-Security-Policy"]
+            script = requests.get(invite.rsplit("/", 1)[0] + "/assets/meeting.js", verify=os.path.join(root, "ca.pem"), timeout=10)
+            assert script.status_code == 200 and script.headers["Content-Type"].startswith("text/javascript")
+            guest = requests.post(invite, json={"Name": "proxied guest"}, verify=os.path.join(root, "ca.pem"), timeout=10)
+            assert guest.json()["JoinInfo"]["Meeting"]["MediaPlacement"]["SignalingUrl"] == placement["SignalingUrl"], guest.text
             bot = subprocess.Popen(
                 [binary, "join", "--endpoint", endpoint, "--meeting", meeting["MeetingId"], "--name", "proxied",
                  "--json", "--duration", "3"],

@@ -5,12 +5,14 @@ import shutil
 import signal
 import socket
 import ssl
+import subprocess
 import tempfile
 import time
 
 import pytest
+import requests
 
-from conftest import make_client, start_server, stop_server
+from conftest import ACCESS_KEY_ID, SECRET_ACCESS_KEY, make_client, start_server, stop_server
 from test_reverse_proxy import openssl
 
 
@@ -37,6 +39,17 @@ def handshake(port, ca_file):
         return False
 
 
+def cli_invite(endpoint, meeting_id, ca_file):
+    """The invite link `carillon meeting invite` prints (its last line)."""
+    binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
+    env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY,
+               CARILLON_CA_FILE=ca_file)
+    result = subprocess.run([binary, "meeting", "invite", "--endpoint", endpoint, meeting_id], capture_output=True,
+                            text=True, env=env, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout.strip().splitlines()[-1]
+
+
 def test_https_and_a_certificate_reloaded_on_sighup():
     with tempfile.TemporaryDirectory(prefix="carillon-tls-") as root:
         make_leaf(root, "first")
@@ -54,6 +67,13 @@ def test_https_and_a_certificate_reloaded_on_sighup():
             assert meeting["MediaPlacement"]["SignalingUrl"].startswith(f"wss://127.0.0.1:{port}/control/")
             assert handshake(port, os.path.join(root, "first.pem"))
             assert not handshake(port, os.path.join(root, "second.pem"))
+            # The join page over https: an https invite link, and signaling allowed on wss only.
+            invite = cli_invite(server.endpoint, meeting["MeetingId"], os.path.join(root, "first.pem"))
+            assert invite.startswith(f"https://127.0.0.1:{port}/join/"), invite
+            page = requests.get(invite, verify=os.path.join(root, "first.pem"), timeout=10)
+            assert page.status_code == 200 and f"connect-src 'self' wss://127.0.0.1:{port}" in page.headers["Content-Security-Policy"]
+            joined = requests.post(invite, json={"Name": "tls guest"}, verify=os.path.join(root, "first.pem"), timeout=10)
+            assert joined.json()["JoinInfo"]["Meeting"]["MediaPlacement"]["SignalingUrl"].startswith("wss://"), joined.text
 
             shutil.copy(os.path.join(root, "second-leaf.pem"), served)
             server.process.send_signal(signal.SIGHUP)

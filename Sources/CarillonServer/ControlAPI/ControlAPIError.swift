@@ -40,6 +40,8 @@ public struct ControlAPIError: Error, Sendable, Equatable, CustomStringConvertib
     public static func resourceNotFound(_ message: String) -> Self { .init(shape: "ResourceNotFoundException", status: 404, code: "NotFound", message: message) }
     /// 409: the same request is in flight.
     public static func conflict(_ message: String) -> Self { .init(shape: "ConflictException", status: 409, code: "Conflict", message: message) }
+    /// 410: a guest invite that has expired (only the join page answers it; Chime's API has no 410).
+    public static func gone(_ message: String) -> Self { .init(shape: "GoneException", status: 410, code: "Gone", message: message) }
     /// 422: well-formed but impossible here.
     public static func unprocessable(_ message: String) -> Self { .init(shape: "UnprocessableEntityException", status: 422, code: "Unprocessable", message: message) }
     /// 500: unexpected server failure.

@@ -39,7 +39,7 @@ extension ControlAPIHandler {
         return (created, errors)
     }
 
-    private func createAttendee(_ item: ControlAPI.CreateAttendeeRequestItem, in meeting: MeetingRecord) async throws -> AttendeeRecord {
+    func createAttendee(_ item: ControlAPI.CreateAttendeeRequestItem, in meeting: MeetingRecord) async throws -> AttendeeRecord {
         let externalUserId = try ControlAPIValidation.require(item.externalUserId, "ExternalUserId")
         try ControlAPIValidation.externalId(externalUserId, "ExternalUserId")
         let capabilities = try ControlAPIValidation.capabilities(item.capabilities, features: meeting.features)

@@ -16,6 +16,7 @@ public struct ControlAPIHandler: Sendable {
     let live: (any LiveAttendeeSource)?
     let capture: (any MediaCaptureControl)?
     let cluster: (any ClusterNodeSource)?
+    let invites: GuestInvites?
     private let inFlight = NIOLockedValueBox<Set<String>>([])
 
     /// Creates the handler.
@@ -30,6 +31,7 @@ public struct ControlAPIHandler: Sendable {
     ///     every attendee reads `not-joined`).
     ///   - capture: Records media capture pipelines; without one, CreateMediaCapturePipeline is refused.
     ///   - cluster: The nodes `GET /carillon/nodes` lists (none without one).
+    ///   - invites: Signs and checks guest invites (without it, invites are refused and the join page admits nobody).
     public init(
         store: any MeetingStore,
         placement: any MeetingPlacement,
@@ -38,8 +40,10 @@ public struct ControlAPIHandler: Sendable {
         lifecycle: (any MeetingLifecycleObserver)? = nil,
         live: (any LiveAttendeeSource)? = nil,
         capture: (any MediaCaptureControl)? = nil,
-        cluster: (any ClusterNodeSource)? = nil
+        cluster: (any ClusterNodeSource)? = nil,
+        invites: GuestInvites? = nil
     ) {
+        self.invites = invites
         self.capture = capture
         self.cluster = cluster
         self.store = store
@@ -103,6 +107,10 @@ public struct ControlAPIHandler: Sendable {
         case .listTagsForResource: return try await listTags(query)
         case .listLiveAttendees: return try await listLiveAttendees(segments[2])
         case .listNodes: return try await listNodes()
+        case .createInvite: return try await createInvite(segments[2], request)
+        case .guestJoin:
+            // Never named by a signed request's path: guests post to /join/<invite> (joinAsGuest).
+            throw ControlAPIError.notFound("no operation for \(method) \(request.rawPath.prefix(200))")
         case .createMediaCapturePipeline: return try await createMediaCapturePipeline(request)
         case .getMediaCapturePipeline: return try await getMediaCapturePipeline(segments[1])
         case .listMediaCapturePipelines: return try await listMediaCapturePipelines(query)

@@ -47,6 +47,10 @@ public enum ControlAPIOperation: String, Sendable, CaseIterable {
     case listNodes = "CarillonListNodes"
     /// Carillon's extension: every attendee of a meeting with its live state (`GET /carillon/meetings/{id}/attendees`).
     case listLiveAttendees = "CarillonListLiveAttendees"
+    /// Carillon's extension: a guest invite link to a meeting (`POST /carillon/meetings/{id}/invites`).
+    case createInvite = "CarillonCreateInvite"
+    /// Carillon's guest join (`POST /join/<invite>`, from the join page): not signed, the invite is the credential.
+    case guestJoin = "CarillonGuestJoin"
 
     /// The operation a request's method, path segments and `operation` query parameter name; nil for none.
     init?(method: String, segments: [String], operation: String?) {
@@ -79,6 +83,7 @@ public enum ControlAPIOperation: String, Sendable, CaseIterable {
         case ("GET", 2, "carillon") where segments[1] == "nodes": self = .listNodes
         case ("GET", 4, "carillon") where segments[1] == "meetings" && segments[3] == "attendees":
             self = .listLiveAttendees
+        case ("POST", 4, "carillon") where segments[1] == "meetings" && segments[3] == "invites": self = .createInvite
         default: return nil
         }
     }

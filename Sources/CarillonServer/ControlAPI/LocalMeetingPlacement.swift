@@ -29,6 +29,20 @@ public final class LocalMeetingPlacement: MeetingPlacement {
     /// This server's media address, as clients reach it (`host:port`).
     public var mediaAddress: String { "\(host):\(mediaPort)" }
 
+    /// Where clients reach this server's HTTP port: the public endpoint, else `http(s)://host:port`.
+    public var baseURL: String {
+        if let publicEndpoint { return publicEndpoint }
+        let port = httpPort.withLockedValue { $0 }
+        return "\(secure ? "https" : "http")://\(host):\(port)"
+    }
+
+    /// The WebSocket URL of an `http(s)://` URL (`ws://` or `wss://`, the rest unchanged).
+    public static func webSocketURL(_ http: String) -> String {
+        if http.hasPrefix("https://") { return "wss://" + http.dropFirst("https://".count) }
+        if http.hasPrefix("http://") { return "ws://" + http.dropFirst("http://".count) }
+        return http
+    }
+
     /// See ``MeetingPlacement``: on this server.
     public func place(meetingId: String) async throws -> ControlAPI.MediaPlacement {
         mediaPlacement(meetingId: meetingId, mediaAddress: mediaAddress)
@@ -42,16 +56,8 @@ public final class LocalMeetingPlacement: MeetingPlacement {
     /// The MediaPlacement of `meetingId` with its media at `mediaAddress` (`host:port`: this server's, or in a
     /// cluster the hosting node's) and every other URL at this server or its public endpoint.
     public func mediaPlacement(meetingId: String, mediaAddress: String) -> ControlAPI.MediaPlacement {
-        let http: String, ws: String
-        if let publicEndpoint {
-            http = publicEndpoint
-            ws = publicEndpoint.hasPrefix("https://") ? "wss://" + publicEndpoint.dropFirst("https://".count)
-                : "ws://" + publicEndpoint.dropFirst("http://".count)
-        } else {
-            let port = httpPort.withLockedValue { $0 }
-            http = "\(secure ? "https" : "http")://\(host):\(port)"
-            ws = "\(secure ? "wss" : "ws")://\(host):\(port)"
-        }
+        let http = baseURL
+        let ws = Self.webSocketURL(http)
         return ControlAPI.MediaPlacement(
             audioHostUrl: mediaAddress,
             audioFallbackUrl: "\(ws)/calls/\(meetingId)",

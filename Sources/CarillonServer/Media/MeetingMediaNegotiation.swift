@@ -149,11 +149,17 @@ package struct MeetingMediaNegotiation {
                                 ? answered.extensionId(for: SDPExtension.transportWideCCURI) : nil))
                     }
                 }
-                // A video m-line this server does not use stays in the bundle, inactive (or rejected without VP8).
-                media.append(answered
-                             ?? VideoSessionDescription.answerMedia(offered, transport: local, direction: .inactive,
-                                                                    sender: nil)
-                             ?? AudioSessionDescription.rejected(offered))
+                // A video m-line this server does not use stays in the bundle, inactive (or rejected without VP8). A
+                // camera offered with rid simulcast while it is off (or refused) still has its rids and their header
+                // extensions answered: Chromium refuses a later offer that turns it on otherwise ("negotiates
+                // simulcast but does not negotiate the RID RTP header extension").
+                if answered == nil,
+                   var inactive = VideoSessionDescription.answerMedia(offered, transport: local, direction: .inactive,
+                                                                      sender: nil) {
+                    VideoUplinkLayerDescription.answerSimulcast(offered, in: &inactive)
+                    answered = inactive
+                }
+                media.append(answered ?? AudioSessionDescription.rejected(offered))
             } else if !audioAccepted,
                       let audio = AudioSessionDescription.answerMedia(offered, transport: local, ssrc: ssrc,
                                                                       cname: "carillon") {

@@ -49,6 +49,8 @@ public final class MeetingServer: Service, Sendable {
     /// The TLS certificate, when the server terminates TLS itself.
     private let certificate: ReloadableCertificate?
     private let tokenSecret: JoinTokenSecret
+    /// Guest invites (`carillon meeting invite`, the join page), signed with the token secret.
+    private let invites: GuestInvites
     private let logger: Logger
     private let group: any EventLoopGroup
     private let readiness = NIOLockedValueBox<ServerReadiness>(ServerReadiness())
@@ -129,6 +131,8 @@ public final class MeetingServer: Service, Sendable {
             publicEndpoint: configuration.publicEndpoint
         )
         self.placement = placement
+        let invites = GuestInvites(secret: secret, baseURL: { placement.baseURL })
+        self.invites = invites
         let node = NodeHeartbeat(nodeId: configuration.nodeId, url: configuration.nodeURL,
                                  mediaAddress: "\(configuration.advertisedHost):\(announcedPort)", rooms: rooms)
         self.node = node
@@ -151,7 +155,8 @@ public final class MeetingServer: Service, Sendable {
             lifecycle: membership ?? terminator,
             live: rooms,
             capture: Self.captureControl(capture, membership: membership),
-            cluster: postgres.map { $0 as any ClusterNodeSource } ?? node
+            cluster: postgres.map { $0 as any ClusterNodeSource } ?? node,
+            invites: invites
         )
     }
 
@@ -202,12 +207,15 @@ public final class MeetingServer: Service, Sendable {
                 }
             )
         }
-        let responder = ControlAPIResponder(
-            handler: handler,
-            verifier: AccessKeyVerifier(keys: accessKeys),
-            maximumBodyBytes: configuration.maximumRequestBodyBytes,
-            logger: logger,
-            metrics: metrics
+        let responder = HTTPPortResponder(
+            joinPage: JoinPageResponder(handler: handler, invites: invites, logger: logger, metrics: metrics),
+            controlAPI: ControlAPIResponder(
+                handler: handler,
+                verifier: AccessKeyVerifier(keys: accessKeys),
+                maximumBodyBytes: configuration.maximumRequestBodyBytes,
+                logger: logger,
+                metrics: metrics
+            )
         )
         let readiness = self.readiness
         let configuration = self.configuration
