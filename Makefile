@@ -1,12 +1,12 @@
 # Carillon: every set-up step lives here, so a fresh Debian 12 machine with Swift 6.3 needs nothing else.
 SHELL := /bin/bash
 # What building and running Carillon needs (the demo installs only these), and what the tests add: peers and tools
-# the interop tests drive (Chromium, Janus, nginx, Xvfb, iproute2, openssl), protoc for the generated-code check, Node.js
+# the interop tests drive (Chromium, Firefox ESR, Janus, nginx, Xvfb, iproute2, openssl), protoc for the generated-code check, Node.js
 # to run the join page's protobuf codec against protoc's in a test,
 # ffmpeg's ffprobe as the oracle that decodes the WebM files Carillon writes (a test tool only, never the product's),
 # and PostgreSQL, whose server the store tests start privately (scripts/test-postgresql.sh).
 BUILD_PACKAGES := libssl-dev libsrtp2-dev libopus-dev libvpx-dev libyuv-dev linux-libc-dev libasound2-dev libwebrtc-audio-processing-dev libsqlite3-dev pkg-config libxcb1-dev libxcb-shm0-dev
-TEST_PACKAGES := protobuf-compiler chromium nodejs iproute2 nginx-light openssl xvfb janus ffmpeg postgresql
+TEST_PACKAGES := protobuf-compiler chromium firefox-esr nodejs iproute2 nginx-light openssl xvfb janus ffmpeg postgresql
 VENV := .venv
 PYTHON_PACKAGES := boto3 pytest requests aiortc==1.16.0 websockets protobuf prometheus_client pystoi==0.4.1
 SWIFT_BUILD_FLAGS ?=

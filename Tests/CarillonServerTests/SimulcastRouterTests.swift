@@ -154,6 +154,29 @@ import Testing
         #expect(camera.extensions.contains { $0.uri == SDPExtension.repairedRidURI && $0.id == 11 })
     }
 
+    /// Firefox under `max-bundle` offers every section after the first at port 0 with `a=bundle-only`: such a camera
+    /// is taken (its rids and layers too), while a section at port 0 without it is rejected, still with a connection
+    /// line (Firefox refuses an answer with a media section that has none).
+    @Test func aBundleOnlyCameraIsTakenAndARejectedSectionKeepsItsConnectionLine() throws {
+        let offer = Self.offer(sim: false).replacingOccurrences(of: "m=video 9 ", with: "m=video 0 ")
+        #expect(offer.contains("m=video 0 "))
+        let bundleOnly = try MeetingMediaNegotiation(
+            offer: offer.replacingOccurrences(of: "a=mid:1\r\n", with: "a=mid:1\r\na=bundle-only\r\n"),
+            certificate: certificate, candidate: candidate,
+            video: .init(sending: .allowed, receive: [nil], sendStreamIds: Self.streamIds))
+        let taken = try SessionDescription(parsing: bundleOnly.answer)
+        #expect(taken.media[1].port == 4000 && taken.media[1].direction == .sendrecv)
+        #expect(taken.bundleGroups == [["0", "1"]])
+        #expect(bundleOnly.videoUplink?.layers.map(\.rid) == ["low", "mid", "hi"])
+
+        let stopped = try MeetingMediaNegotiation(offer: offer, certificate: certificate, candidate: candidate,
+                                                  video: .init(sending: .allowed, receive: [nil], sendStreamIds: Self.streamIds))
+        let rejected = try SessionDescription(parsing: stopped.answer)
+        #expect(rejected.media[1].port == 0 && stopped.videoUplink == nil)
+        #expect(rejected.media[1].connection == "IN IP4 0.0.0.0")
+        #expect(rejected.bundleGroups == [["0"]])
+    }
+
     /// Layers learned from their rids: the downlink carries only the layer it wants; a switch to the lowest layer (a
     /// REMOTE_VIDEO_UPDATE) asks for its key frame, keeps the old layer flowing until it comes, then continues the
     /// sequence, PictureID and timeline (mapped through the layers' sender reports) on the same SSRC.

@@ -417,7 +417,9 @@ OFFER = "\r\n".join([
     "m=video 9 UDP/TLS/RTP/SAVPF 96", "a=mid:2", "a=recvonly",
     "m=video 0 UDP/TLS/RTP/SAVPF 96", "a=mid:3", "a=inactive",
     "m=video 9 UDP/TLS/RTP/SAVPF 96", "a=mid:4", "a=recvonly",
-    "m=video 9 UDP/TLS/RTP/SAVPF 96", "a=mid:5", "a=recvonly", "",
+    "m=video 9 UDP/TLS/RTP/SAVPF 96", "a=mid:5", "a=recvonly",
+    # Firefox under max-bundle: port 0 with a=bundle-only is a live section.
+    "m=video 0 UDP/TLS/RTP/SAVPF 96", "a=bundle-only", "a=mid:6", "a=recvonly", "",
 ])
 
 
@@ -515,11 +517,12 @@ def test_receive_stream_ids_follow_the_video_m_lines_of_the_offer():
     # receiveStreamIdsFromSdp takes a Map, which JSON cannot carry: a small script of its own.
     completed = subprocess.run(["node", "--input-type=module", "-e", f"""
         const page = await import({json.dumps(MEETING_URL)});
-        const ids = page.receiveStreamIdsFromSdp({json.dumps(OFFER)}, new Map([['2', 21], ['3', 22], ['5', 25]]));
+        const ids = page.receiveStreamIdsFromSdp({json.dumps(OFFER)}, new Map([['2', 21], ['3', 22], ['5', 25], ['6', 26]]));
         process.stdout.write(JSON.stringify(ids));"""], capture_output=True, text=True, timeout=60)
     assert completed.returncode == 0, completed.stderr
-    # camera (sendrecv) 0, mid 2 -> 21, mid 3 stopped (port 0) -> 0, mid 4 unknown -> 0, mid 5 -> 25.
-    assert json.loads(completed.stdout) == [0, 21, 0, 0, 25]
+    # camera (sendrecv) 0, mid 2 -> 21, mid 3 stopped (port 0) -> 0, mid 4 unknown -> 0, mid 5 -> 25, mid 6
+    # (bundle-only) -> 26.
+    assert json.loads(completed.stdout) == [0, 21, 0, 0, 25, 26]
 
 
 def test_audio_control_chat_ping_pong_pause_update_and_leave_frames(pb):

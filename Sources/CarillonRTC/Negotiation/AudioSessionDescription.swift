@@ -57,7 +57,7 @@ public enum AudioSessionDescription {
     public static func answerMedia(_ offered: MediaDescription, transport: TransportDescription, ssrc: UInt32,
                                    cname: String = "carillon") -> MediaDescription? {
         let opus = offered.codecs.first { $0.name.lowercased() == "opus" && $0.clockRate == 48_000 }
-        guard offered.kind == "audio", offered.port != 0, let opus, let mid = offered.mid else { return nil }
+        guard offered.kind == "audio", !offered.isRejected, let opus, let mid = offered.mid else { return nil }
         var audio = MediaDescription(kind: "audio", port: port(of: transport), proto: offered.proto,
                                      formats: ["\(opus.payloadType)"])
         audio.connection = connection(of: transport)
@@ -76,6 +76,9 @@ public enum AudioSessionDescription {
     /// An offered m-line rejected in an answer: port 0, inactive, same mid.
     public static func rejected(_ offered: MediaDescription) -> MediaDescription {
         var rejected = MediaDescription(kind: offered.kind, port: 0, proto: offered.proto, formats: offered.formats)
+        // Every media section needs a connection line when the session has none (RFC 8866 §5.7): Firefox refuses
+        // an answer without one, even on a rejected section.
+        rejected.connection = "IN IP4 0.0.0.0"
         rejected.mid = offered.mid
         rejected.direction = .inactive
         return rejected

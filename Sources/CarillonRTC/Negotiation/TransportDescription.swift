@@ -30,7 +30,7 @@ public struct TransportDescription: Sendable, Equatable {
     /// tagged section of RFC 8843, or else the first accepted m-line), with session-level values where the media
     /// section has none. Candidates of the other sections are for transports that BUNDLE discards.
     public init(remote description: SessionDescription) throws(SDPNegotiationError) {
-        let accepted = description.media.filter { $0.port != 0 }
+        let accepted = description.media.filter { !$0.isRejected }
         let bundled = description.bundleGroups.first.map { group in accepted.filter { $0.mid.map(group.contains) ?? false } }
         let sections = (bundled?.isEmpty == false ? bundled! : Array(accepted.prefix(1)))
         guard let first = sections.first else { throw .noAcceptedMedia }

@@ -78,7 +78,7 @@ public enum VideoSessionDescription {
     /// declares this side's SSRCs (and their FID group) and msid. Nil when the offer has no VP8 or no mid.
     public static func answerMedia(_ offered: MediaDescription, transport: TransportDescription,
                                    direction: SDPDirection, sender: Sender?) -> MediaDescription? {
-        guard offered.kind == "video", offered.port != 0, let mid = offered.mid, let (vp8, rtx) = vp8(in: offered) else {
+        guard offered.kind == "video", !offered.isRejected, let mid = offered.mid, let (vp8, rtx) = vp8(in: offered) else {
             return nil
         }
         var codecs = [SDPCodec(payloadType: vp8.payloadType, name: vp8.name, clockRate: 90_000,

@@ -100,8 +100,12 @@ public struct MediaDescription: Sendable, Equatable, Hashable {
 
     static func isRTP(proto: some StringProtocol) -> Bool { proto.uppercased().contains("RTP/") }
 
-    /// Whether the section is rejected or stopped (port 0).
-    public var isRejected: Bool { port == 0 }
+    /// Whether the section is offered `a=bundle-only`: port 0, to be used only inside its BUNDLE group (RFC 8843
+    /// §6), as Firefox offers every section after the first under `max-bundle`.
+    public var isBundleOnly: Bool { otherAttributes.contains { $0.name == "bundle-only" && $0.value == nil } }
+
+    /// Whether the section is rejected or stopped: port 0, and not a bundle-only section.
+    public var isRejected: Bool { port == 0 && !isBundleOnly }
 
     /// The codec with this payload type.
     public func codec(payloadType: UInt8) -> SDPCodec? { codecs.first { $0.payloadType == payloadType } }

@@ -117,7 +117,9 @@ export function receiveStreamIdsFromSdp(sdp, streamIdByMid) {
     const port = section.split(' ')[1];
     const mid = /(?:^|\n)a=mid:(\S+)/.exec(section)?.[1];
     const recvonly = /(?:^|\n)a=recvonly\r?$/m.test(section);
-    ids.push(port !== '0' && recvonly && streamIdByMid.has(mid) ? streamIdByMid.get(mid) : 0);
+    // Port 0 is a stopped section, unless it is bundle-only (Firefox offers every section after the first so).
+    const stopped = port === '0' && !/(?:^|\n)a=bundle-only\r?$/m.test(section);
+    ids.push(!stopped && recvonly && streamIdByMid.has(mid) ? streamIdByMid.get(mid) : 0);
   }
   return ids;
 }

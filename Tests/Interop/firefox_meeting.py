@@ -1,0 +1,116 @@
+"""Firefox ESR as a guest of a Carillon meeting through the join page, run inside a fresh network namespace whose only
+interface is loopback (see test_join_page_firefox.py).
+
+Usage: firefox_meeting.py. Starts `carillon serve`, creates a meeting and an invite, starts a `carillon join` bot
+(a magenta pattern camera, a 440 Hz tone, recording what it hears, chat on), then drives headless Firefox (its fake
+camera and microphone) through the page: Fiona joins, and both sides are checked for the other's picture and sound,
+and chat both ways. Prints one JSON line with what each side saw.
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy
+
+from bidi_firefox import Firefox
+from conftest import ACCESS_KEY_ID, SECRET_ACCESS_KEY, make_client, start_server, stop_server
+from join_page_meeting import events, last_video, run_bot, wait_until
+
+SNAPSHOT = "window.carillonMeeting.snapshot()"
+
+
+def dominant_frequencies(path, count=3):
+    """The strongest frequencies (Hz, rounded to 10) of a WAV recording, strongest first."""
+    import wave
+    with wave.open(path) as recording:
+        rate, channels = recording.getframerate(), recording.getnchannels()
+        samples = numpy.frombuffer(recording.readframes(recording.getnframes()), dtype="<i2").astype(float)
+    mono = samples.reshape(-1, channels).mean(axis=1)
+    power = numpy.abs(numpy.fft.rfft(mono)) ** 2
+    frequencies = numpy.fft.rfftfreq(len(mono), 1 / rate)
+    found = []
+    for index in numpy.argsort(power)[::-1]:
+        frequency = int(round(frequencies[index] / 10) * 10)
+        if frequency > 50 and all(abs(frequency - other) > 30 for other in found):
+            found.append(frequency)
+        if len(found) == count:
+            break
+    return found
+
+
+def main():
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    # Firefox gathers no ICE candidate without a default route, none on loopback, and pairs none of its own with a
+    # loopback one: give the namespace a veth pair (both ends here, so nothing leaves it) with a default route, and
+    # have the server announce 10.200.0.1 (listening on every address of the namespace). The page itself is opened
+    # on 127.0.0.1, a secure context, where the camera and microphone may be used.
+    for command in (["ip", "link", "add", "veth0", "type", "veth", "peer", "name", "veth1"],
+                    ["ip", "addr", "add", "10.200.0.1/24", "dev", "veth0"], ["ip", "link", "set", "veth0", "up"],
+                    ["ip", "link", "set", "veth1", "up"], ["ip", "route", "add", "default", "via", "10.200.0.254"]):
+        subprocess.run(command, check=True)
+    binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
+    root = tempfile.mkdtemp(prefix="carillon-firefox-meeting-")
+    data_dir = os.path.join(root, "data")
+    os.mkdir(data_dir)
+    server = start_server(data_dir, extra=["--host", "0.0.0.0", "--public-host", "10.200.0.1"])
+    chime = make_client(server.endpoint)
+    meeting_id = chime.create_meeting(ClientRequestToken="firefox", MediaRegion="us-east-1",
+                                      ExternalMeetingId="firefox")["Meeting"]["MeetingId"]
+    env = dict(os.environ, CARILLON_ACCESS_KEY_ID=ACCESS_KEY_ID, CARILLON_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY)
+    made = subprocess.run([binary, "meeting", "invite", "--endpoint", server.endpoint, meeting_id, "--name", "Fiona"],
+                          capture_output=True, text=True, env=env, timeout=60, check=True)
+    invite = made.stdout.strip().splitlines()[-1].replace("//10.200.0.1:", "//127.0.0.1:")
+    bot = run_bot(binary, server.endpoint, meeting_id, "bot", root,
+                  ["--video-in", "pattern:magenta", "--audio-in", "tone:440",
+                   "--audio-out", os.path.join(root, "bot.wav")])
+    result = {}
+    browser = None
+    try:
+        browser = Firefox()
+        fiona = browser.open(invite)
+        fiona.wait_for("document.getElementById('name').value === 'Fiona' && !document.getElementById('join').disabled",
+                       timeout=30, description="the pre-join form ready")
+        result["devices"] = fiona.evaluate("[...document.querySelectorAll('#microphone option, #camera option')]"
+                                           ".map(o => o.textContent)")
+        fiona.click("#join")
+        result["fionaSees"] = fiona.wait_for(SNAPSHOT + """.then(s => s.state === 'connected' &&
+            s.tiles.some(t => t.name === 'bot' && t.framesDecoded > 30) && s.audioIn.packetsReceived > 100 &&
+            s.audioIn.totalAudioEnergy > 0 && s)""", timeout=60, description="the bot's camera and sound in Firefox")
+        result["botSeesFiona"] = wait_until("the bot decoding Fiona's camera", lambda:
+            (last_video(bot[1], "#Fiona") or {}).get("framesDecoded", 0) > 30 and last_video(bot[1], "#Fiona"), 60)
+        fiona.click("#chat-toggle")
+        fiona.fill("#chat-input", "hello from firefox")
+        fiona.click("#chat-send")
+        bot[0].stdin.write("hello from a bot\n")
+        bot[0].stdin.flush()
+        result["fionaChat"] = fiona.wait_for(SNAPSHOT + ".then(s => s.chat.some(c => c.text === 'hello from a bot') && s.chat)",
+                                             timeout=20, description="the bot's chat message")
+        result["botChat"] = wait_until("the bot receiving Fiona's message", lambda: [
+            e for e in events(bot[1], "dataMessage") if "hello from firefox" in json.dumps(e)], 20)
+        fiona.click("#leave")
+        fiona.wait_for("window.carillonMeeting.state === 'left'", timeout=20)
+    except Exception as error:
+        result["error"] = f"{type(error).__name__}: {error}"[:6000]
+        result["server"] = "".join(server.output[-30:])
+    finally:
+        if browser is not None:
+            browser.close()
+        bot[0].stdin.close()
+        bot[0].terminate()
+        try:
+            bot[0].wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            bot[0].kill()
+        stop_server(server)
+    # What the bot heard: only Firefox's fake microphone (the mix leaves the bot's own tone out).
+    result["botHeard"] = dominant_frequencies(os.path.join(root, "bot.wav"))
+    if "error" in result:
+        result["botOutput"] = "".join(bot[1])[-3000:]
+    shutil.rmtree(root, ignore_errors=True)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
