@@ -151,6 +151,7 @@ def main():
             s.audioIn.packetsReceived > 100 && s.audioIn.totalAudioEnergy > 0 && s)""", timeout=60,
                             description="both bots' cameras decoding and sound arriving")
         result["adaSees"] = seen
+        result["adaTimings"] = seen["timings"]
         result["botsSeeAda"] = wait_until("both bots decoding Ada's camera", lambda: all(
             (last_video(bot[1], "#Ada") or {}).get("framesDecoded", 0) > 30 for bot in (alice, bob)) and
             {name: last_video(bot[1], "#Ada") for name, bot in (("alice-bot", alice), ("bob-bot", bob))}, 60)
@@ -166,13 +167,30 @@ def main():
         result["aliceChat"] = wait_until("alice-bot receiving Ada's chat message", lambda: [
             e for e in events(alice[1], "dataMessage") if "hello from the browser" in json.dumps(e)], 20)
 
-        # Ben joins later from a second page: he gets the chat history, and Ada and Ben see each other.
-        ben = browser.open(invite.split("?")[0] + "?name=Ben")
+        # Ben joins later from a second page that shows two people at a time: he gets the chat history, sees the
+        # two on his first page (and receives nothing of the third), then the third on the next page.
+        ben = browser.open(invite.split("?")[0] + "?name=Ben&pageSize=2")
         result["benJoinSeconds"] = join(ben, "Ben")
-        result["benSees"] = ben.wait_for(SNAPSHOT + """.then(s => ['Ada', 'alice-bot', 'bob-bot'].every(name =>
-            s.tiles.some(t => t.name === name && t.framesDecoded > 15)) &&
+        on_page = "s.tiles.filter(t => !t.local && !t.content && t.onPage)"
+        off_page = "s.tiles.filter(t => !t.local && !t.content && !t.onPage)"
+        result["benSees"] = ben.wait_for(SNAPSHOT + f""".then(s => s.page.count === 2 && {on_page}.length === 2 &&
+            {on_page}.every(t => t.framesDecoded > 15) && {off_page}.length === 1 &&
             s.chat.some(c => c.text === 'hello from the browser') && s)""", timeout=60,
-                                         description="Ben seeing Ada and the bots, with the chat replayed")
+                                         description="Ben seeing two people on his first page, with the chat replayed")
+        result["benTimings"] = result["benSees"]["timings"]
+        ben.click("#page-next")
+        result["benSecondPage"] = ben.wait_for(SNAPSHOT + f""".then(s => s.page.index === 1 &&
+            {on_page}.length === 1 && {on_page}.every(t => t.framesDecoded > 15) && s.tiles)""", timeout=60,
+                                               description="Ben's second page decoding")
+        ben.click("#page-prev")
+        # Ben's connection drops (the socket closes with a 45xx code, as a server going away does): his page says
+        # so, reconnects by itself, and shows the people again.
+        ben.evaluate("window.carillonMeeting.meeting.conn.channel.socket.close(4500, 'test drop')")
+        ben.wait_for("window.carillonMeeting.state === 'reconnecting'", timeout=10, interval=0.05,
+                     description="Ben's page showing that it reconnects")
+        result["benReconnected"] = ben.wait_for(SNAPSHOT + f""".then(s => s.state === 'connected' &&
+            s.reconnects === 1 && s.page.index === 0 && {on_page}.length === 2 &&
+            {on_page}.every(t => t.framesDecoded > 15) && s)""", timeout=60, description="Ben reconnected")
         result["adaSeesBen"] = ada.wait_for(SNAPSHOT + """.then(s => s.roster.length === 4 &&
             s.tiles.some(t => t.name === 'Ben' && t.framesDecoded > 15) && s)""", timeout=60,
                                             description="Ada seeing Ben")

@@ -21,8 +21,8 @@ def test_guests_join_from_the_invite_link_and_meet_the_bots_and_each_other():
                                env=env)
     assert completed.returncode == 0, completed.stderr[-4000:]
     outcome = json.loads(completed.stdout.strip().splitlines()[-1])
-    summary = {key: outcome.get(key) for key in ("pageBytes", "adaJoinSeconds", "benJoinSeconds", "aliceHeard",
-                                                 "botExits", "error")}
+    summary = {key: outcome.get(key) for key in ("pageBytes", "adaJoinSeconds", "benJoinSeconds", "adaTimings",
+                                                 "benTimings", "aliceHeard", "botExits", "error")}
     print(json.dumps(summary, sort_keys=True))
     assert "error" not in outcome, json.dumps(outcome, indent=1)[-12000:]
 
@@ -50,9 +50,23 @@ def test_guests_join_from_the_invite_link_and_meet_the_bots_and_each_other():
     ben = outcome["benSees"]
     assert any(m["text"] == "hello from the browser" and m["from"] == "Ada" for m in ben["chat"]), ben["chat"]
 
-    # Four people: Ada sees Ben's camera, and Ben sees Ada's and the bots'.
+    # Four people: Ada sees Ben's camera; Ben, two to a page, decodes the two on his page and nothing of the third
+    # (not subscribed), then the third on his second page.
     assert {r["name"] for r in outcome["adaSeesBen"]["roster"]} == {"Ada", "Ben", "alice-bot", "bob-bot"}
-    assert all(t["framesDecoded"] > 15 for t in ben["tiles"] if not t["local"] and not t["content"]), ben["tiles"]
+    remote = [t for t in ben["tiles"] if not t["local"] and not t["content"]]
+    assert {t["name"] for t in remote} == {"Ada", "alice-bot", "bob-bot"}, remote
+    off_page = [t for t in remote if not t["onPage"]]
+    assert len(off_page) == 1 and off_page[0]["framesDecoded"] == 0, remote
+    second = [t for t in outcome["benSecondPage"] if not t["local"] and not t["content"] and t["onPage"]]
+    assert [t["name"] for t in second] == [off_page[0]["name"]] and second[0]["framesDecoded"] > 15, second
+    # A dropped connection comes back by itself.
+    back = outcome["benReconnected"]
+    assert back["reconnects"] == 1 and back["state"] == "connected", back
+    # The join's steps, in ms from pressing Join, in order.
+    steps = ["attendeeCreated", "signalingOpen", "joinAck", "index", "subscribeAck", "mediaConnected", "videoSubscribeAck",
+             "firstRemoteFrame"]
+    timings = outcome["adaTimings"]
+    assert [timings[step] for step in steps] == sorted(timings[step] for step in steps), timings
 
     # Ada's screen share: a content tile for Ben, a `#content` tile for the bot.
     share = outcome["benSeesShare"]

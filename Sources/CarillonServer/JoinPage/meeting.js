@@ -839,9 +839,20 @@ class Meeting {
   // ---- Joining ---------------------------------------------------------------------------------------------
 
   /** POSTs the name to the invite URL for an attendee, then connects. Bad names stay on the pre-join view. */
+  /**
+   * Notes when a step of the first join happened, in ms since the person pressed Join (the first time only, so a
+   * reconnect does not move them): what BENCHMARKS.md's join time is made of.
+   */
+  mark(step) {
+    if (this.joinStartedAt === undefined || step in this.timings) return;
+    this.timings[step] = Math.round(performance.now() - this.joinStartedAt);
+  }
+
   async join(name) {
     this.leaving = false;
     this.lastError = null;
+    this.joinStartedAt = performance.now();
+    this.timings = {};
     this.setState('joining');
     let response, body = null;
     try {
@@ -873,6 +884,7 @@ class Meeting {
       return;
     }
     this.joinInfo = info;
+    this.mark('attendeeCreated');
     this.attendeeId = info.Attendee.AttendeeId;
     this.externalUserId = info.Attendee.ExternalUserId;
     this.name = displayNameOf(this.externalUserId) || name;
@@ -948,18 +960,23 @@ class Meeting {
       onUnhealthy: () => this.connectionFailed(conn, new SessionError('retry', 'the server stopped answering')),
     });
     await guard(conn.channel.open(CONNECTION_TIMEOUT_MS));
+    this.mark('signalingOpen');
     const joinAck = conn.channel.expect(FrameType.JOIN_ACK);
     const firstIndex = conn.channel.expect(FrameType.INDEX);
     conn.channel.send(joinFrame({audioSessionId: this.audioSessionId, clientDetails: browserClientDetails()}));
     const ack = await guard(joinAck);
+    this.mark('joinAck');
     if (!ack.joinack) throw new SessionError('terminal', 'The server answered JOIN without a JOIN_ACK body.');
     this.applyJoinAck(conn, ack.joinack);
     await guard(firstIndex);
+    this.mark('index');
     conn.phase = 'subscribing';
     this.createPeerConnection(conn);
     // Like the reference client, the first SUBSCRIBE carries no remote video; the INDEX is applied once connected.
     await guard(this.subscribeOnce(conn, {initial: true}));
+    this.mark('subscribeAck');
     await guard(waitForIceConnected(conn.pc, CONNECTION_TIMEOUT_MS));
+    this.mark('mediaConnected');
     conn.phase = 'connected';
     this.everConnected = true;
     this.episodeStart = 0;
@@ -1449,7 +1466,9 @@ class Meeting {
     conn.cameraTransceiver.direction = sendingCamera ? 'sendrecv' : 'inactive';
     if (!sendingCamera) conn.allocations = [];
     await pc.setLocalDescription(await pc.createOffer());
+    this.mark(wanted.length ? 'videoOfferSet' : 'offerSet');
     await waitForIceGathering(pc, CONNECTION_TIMEOUT_MS);
+    this.mark(wanted.length ? 'videoSubscribeSent' : 'subscribeSent');
     const sdp = pc.localDescription.sdp;
     const streamIdByMid = new Map(conn.slots.map(slot => [slot.transceiver.mid, slot.streamId]));
     const subscriptions = this.usesSubscriptionConfigurations(conn) ? conn.slots.map(slot => this.slotConfig(slot)) : null;
@@ -1481,6 +1500,7 @@ class Meeting {
       slot.deliveredStreamId = mapping?.stream_id ?? 0;
       slot.ssrc = mapping?.ssrc ?? 0;
     }
+    if (ack.tracks.length) this.mark('videoSubscribeAck');
     log(`SUBSCRIBE_ACK: ${ack.allocations.length} allocations, tracks ${ack.tracks.map(t => `${t.track_label}=${t.stream_id}`).join(' ') || 'none'}`);
     this.view.update();
   }
@@ -1776,7 +1796,7 @@ class Meeting {
       chat: this.chat.map(({from, text, self, delivered}) => ({from, text, self, delivered})),
       audioIn: stats.audioIn, audioOut: stats.audioOut, videoOut: stats.videoOut, shareOut,
       page: {index: this.pageIndex, count: pageCount}, activeSpeaker: this.activeSpeaker,
-      numParticipants: this.numParticipants, reconnects: this.reconnects, lastError: this.lastError,
+      numParticipants: this.numParticipants, reconnects: this.reconnects, lastError: this.lastError, timings: {...this.timings},
     };
   }
 
@@ -2093,6 +2113,9 @@ class View {
       tile.track = track;
       tile.video.srcObject = track ? new MediaStream([track]) : null;
       if (track) tile.video.play().catch(() => {});
+      if (track && track.kind === 'video' && tile.key !== 'local' && tile.key !== 'local-content') {
+        tile.video.requestVideoFrameCallback?.(() => this.meeting.mark('firstRemoteFrame'));
+      }
     }
     tile.root.classList.toggle('has-video', Boolean(track) && tile.video.videoWidth > 0);
   }
