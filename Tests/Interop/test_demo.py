@@ -31,3 +31,31 @@ def test_demo_shows_every_camera_at_full_size():
         assert sorted(senders + [receiver]) == ["alice", "bob", "carol", "dave"], output
         for cell in received:
             assert cell.endswith("320x180"), f"{receiver} receives {cell}\n{output}"
+
+
+def test_the_browser_demo_prints_a_link_to_its_meeting_and_ends_on_ctrl_c():
+    """`carillon demo --browser`: alice and bob in a meeting, an invite link to it (its page answers, and a guest
+    posted to it becomes an attendee), and a clean end on SIGINT."""
+    import signal
+    import requests
+    binary = os.environ.get("CARILLON_BIN", ".build/debug/carillon")
+    demo = subprocess.Popen([binary, "demo", "--browser"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    try:
+        for line in demo.stdout:
+            lines.append(line)
+            if "/join/" in line:
+                break
+        link = lines[-1].strip()
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/join/[0-9a-f.-]+\?name=guest", link), "".join(lines)
+        assert any("alice speaks" in line for line in lines) and any("bob speaks" in line for line in lines), lines
+        assert requests.get(link, timeout=10).status_code == 200
+        joined = requests.post(link.split("?")[0], json={"Name": "guest"}, timeout=10)
+        assert joined.json()["JoinInfo"]["Attendee"]["ExternalUserId"].endswith("#guest"), joined.text
+        demo.send_signal(signal.SIGINT)
+        rest, _ = demo.communicate(timeout=60)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+    assert demo.returncode == 0, "".join(lines) + rest
+    assert "meeting over" in rest, rest

@@ -77,3 +77,20 @@ def test_guests_join_from_the_invite_link_and_meet_the_bots_and_each_other():
     assert outcome["aliceSeesMute"], "alice-bot never saw Ada muted"
     assert outcome["benAfterAdaLeft"] == ["Ben", "alice-bot", "bob-bot"], outcome["benAfterAdaLeft"]
     assert outcome["botExits"] == [0, 0] or all(code in (0, -15) for code in outcome["botExits"]), outcome["botExits"]
+
+
+def test_the_page_says_when_the_camera_and_microphone_are_refused_or_missing():
+    """join_page_devices.py: every media prompt refused, then a browser without devices; the form says which and
+    why, and Join can still be pressed."""
+    env = dict(os.environ, PYTHONPATH=HERE)
+    completed = subprocess.run(["unshare", "--net", "--", sys.executable, os.path.join(HERE, "join_page_devices.py")],
+                               capture_output=True, text=True, timeout=180, env=env)
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    outcome = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert "error" not in outcome, outcome
+    for case, reason in (("refused", "Access to the {} was refused. You can still join"),
+                         ("missing", "No {} was found. You can still join without one.")):
+        shown = outcome[case]
+        assert shown["joinEnabled"] and shown["name"] == "Ada", shown
+        for device in ("microphone", "camera"):
+            assert any(notice.startswith(reason.format(device)) for notice in shown["notices"]), (case, shown)
