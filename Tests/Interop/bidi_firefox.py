@@ -38,6 +38,10 @@ PREFS = {
     "media.peerconnection.ice.default_address_only": False,
     "media.peerconnection.ice.no_host": False,
     "network.proxy.type": 0,
+    # A page that is not in front must still decode and play what it receives, and keep its timers.
+    "media.suspend-bkgnd-video.enabled": False,
+    "media.block-autoplay-until-in-foreground": False,
+    "dom.min_background_timeout_value": 4,
     # A namespace with only loopback looks offline to Firefox, and an offline Firefox gathers no ICE candidates.
     "network.manage-offline-status": False,
     "network.offline-mirrors-connectivity": False,
@@ -129,7 +133,11 @@ class Firefox:
         raise BiDiError(f"{method} got no reply within {timeout} s")
 
     def open(self, url, timeout=30):
-        context = self.command("browsingContext.create", {"type": "tab"})["context"]
+        """The page at `url`: in the window Firefox started with, then in new tabs (brought to the front)."""
+        if not self.pages:
+            context = self.command("browsingContext.getTree", {"maxDepth": 0})["contexts"][0]["context"]
+        else:
+            context = self.command("browsingContext.create", {"type": "tab", "background": False})["context"]
         page = Page(self, context)
         self.pages.append(page)
         self.command("browsingContext.navigate", {"context": context, "url": url, "wait": "complete"}, timeout=timeout)

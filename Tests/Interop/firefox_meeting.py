@@ -75,9 +75,20 @@ def main():
         result["devices"] = fiona.evaluate("[...document.querySelectorAll('#microphone option, #camera option')]"
                                            ".map(o => o.textContent)")
         fiona.click("#join")
-        result["fionaSees"] = fiona.wait_for(SNAPSHOT + """.then(s => s.state === 'connected' &&
-            s.tiles.some(t => t.name === 'bot' && t.framesDecoded > 30) && s.audioIn.packetsReceived > 100 &&
-            s.audioIn.totalAudioEnergy > 0 && s)""", timeout=60, description="the bot's camera and sound in Firefox")
+        fiona.wait_for("window.carillonMeeting.state === 'connected'", timeout=60, description="Firefox connected")
+        for what, condition in (("the bot's camera decoding in Firefox",
+                                 "s.tiles.some(t => t.name === 'bot' && t.framesDecoded > 30)"),
+                                ("the bot's sound arriving in Firefox",
+                                 "s.audioIn.packetsReceived > 100 && s.audioIn.totalAudioEnergy > 0")):
+            try:
+                result["fionaSees"] = fiona.wait_for(f"{SNAPSHOT}.then(s => {condition} && s)", timeout=60,
+                                                     description=what)
+            except Exception:
+                result["lastSnapshot"] = fiona.evaluate(SNAPSHOT)
+                result["inboundVideo"] = fiona.evaluate("""window.carillonMeeting.meeting.conn.pc.getStats().then(r => {
+                    const found = []; r.forEach(s => { if (s.type === 'inbound-rtp' && s.kind === 'video') found.push(s); });
+                    return found; })""")
+                raise
         result["botSeesFiona"] = wait_until("the bot decoding Fiona's camera", lambda:
             (last_video(bot[1], "#Fiona") or {}).get("framesDecoded", 0) > 30 and last_video(bot[1], "#Fiona"), 60)
         fiona.click("#chat-toggle")
