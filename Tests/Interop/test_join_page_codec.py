@@ -7,9 +7,11 @@ above 2^53, negative int64, packed and unpacked repeated scalars, nested message
 and re-encodes them, Python parses the result and compares; and the frame builders of meeting.js (the frames the page
 sends) are encoded by node and parsed by Python, field by field.
 """
+import atexit
 import importlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,8 +23,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 PROTOS = os.path.join(REPO, "Protos")
 PAGE = os.path.join(REPO, "Sources", "CarillonServer", "JoinPage")
-CODEC_URL = "file://" + os.path.join(PAGE, "signaling-codec.js")
-MEETING_URL = "file://" + os.path.join(PAGE, "meeting.js")
+
+
+def _module_copies():
+    """The page's scripts copied beside a `package.json` of type module: Debian 12's node (18) reads a `.js` file as
+    CommonJS unless its package says otherwise (newer ones detect ES module syntax by themselves)."""
+    directory = tempfile.mkdtemp(prefix="carillon-join-page-js-")
+    atexit.register(shutil.rmtree, directory, True)
+    for name in ("signaling-codec.js", "meeting.js"):
+        shutil.copy(os.path.join(PAGE, name), directory)
+    with open(os.path.join(directory, "package.json"), "w") as handle:
+        handle.write('{"type": "module"}\n')
+    return directory
+
+
+MODULES = _module_copies()
+CODEC_URL = "file://" + os.path.join(MODULES, "signaling-codec.js")
+MEETING_URL = "file://" + os.path.join(MODULES, "meeting.js")
 TIMESTAMP = 1_700_000_000_123
 
 # The messages the page needs (the brief of the page): the schema must cover each of them.
