@@ -16,7 +16,7 @@ import numpy
 
 from bidi_firefox import Firefox
 from conftest import ACCESS_KEY_ID, SECRET_ACCESS_KEY, make_client, start_server, stop_server
-from join_page_meeting import events, last_video, run_bot, wait_until
+from join_page_meeting import chat_both_ways, last_video, run_bot, stop_bot, wait_until
 
 SNAPSHOT = "window.carillonMeeting.snapshot()"
 
@@ -91,15 +91,7 @@ def main():
                 raise
         result["botSeesFiona"] = wait_until("the bot decoding Fiona's camera", lambda:
             (last_video(bot[1], "#Fiona") or {}).get("framesDecoded", 0) > 30 and last_video(bot[1], "#Fiona"), 60)
-        fiona.click("#chat-toggle")
-        fiona.fill("#chat-input", "hello from firefox")
-        fiona.click("#chat-send")
-        bot[0].stdin.write("hello from a bot\n")
-        bot[0].stdin.flush()
-        result["fionaChat"] = fiona.wait_for(SNAPSHOT + ".then(s => s.chat.some(c => c.text === 'hello from a bot') && s.chat)",
-                                             timeout=20, description="the bot's chat message")
-        result["botChat"] = wait_until("the bot receiving Fiona's message", lambda: [
-            e for e in events(bot[1], "dataMessage") if "hello from firefox" in json.dumps(e)], 20)
+        result["fionaChat"], result["botChat"] = chat_both_ways(fiona, bot, "hello from firefox", "hello from a bot")
         fiona.click("#leave")
         fiona.wait_for("window.carillonMeeting.state === 'left'", timeout=20)
     except Exception as error:
@@ -108,12 +100,7 @@ def main():
     finally:
         if browser is not None:
             browser.close()
-        bot[0].stdin.close()
-        bot[0].terminate()
-        try:
-            bot[0].wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            bot[0].kill()
+        stop_bot(bot)
         stop_server(server)
     # What the bot heard: only Firefox's fake microphone (the mix leaves the bot's own tone out).
     result["botHeard"] = dominant_frequencies(os.path.join(root, "bot.wav"))

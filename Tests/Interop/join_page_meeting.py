@@ -94,6 +94,31 @@ def tone_shares(path, tones):
     return {str(tone): float(power[numpy.abs(frequencies - tone) <= 20].sum() / total) for tone in tones}
 
 
+def chat_both_ways(page, bot, page_text, bot_text):
+    """The page sends `page_text` from its chat box and the bot `bot_text` from its stdin; returns the page's chat once
+    it shows the bot's message, and the bot's dataMessage events carrying the page's."""
+    page.click("#chat-toggle")
+    page.fill("#chat-input", page_text)
+    page.click("#chat-send")
+    bot[0].stdin.write(bot_text + "\n")
+    bot[0].stdin.flush()
+    chat = page.wait_for(SNAPSHOT + f".then(s => s.chat.some(c => c.text === {json.dumps(bot_text)}) && s.chat)",
+                         timeout=20, description="the bot's chat message")
+    received = wait_until("the bot receiving the page's chat message", lambda: [
+        e for e in events(bot[1], "dataMessage") if page_text in json.dumps(e)], 20)
+    return chat, received
+
+
+def stop_bot(bot):
+    """Ends a bot started by `run_bot` (SIGTERM, as a person's Ctrl-C; killed if it lingers)."""
+    bot[0].stdin.close()
+    bot[0].terminate()
+    try:
+        bot[0].wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        bot[0].kill()
+
+
 def join(page, name):
     """Fills in the pre-join form and joins; returns the seconds from the click to the first remote picture."""
     page.wait_for("document.getElementById('microphone').options.length > 0 && !document.getElementById('join').disabled",
@@ -157,15 +182,7 @@ def main():
             {name: last_video(bot[1], "#Ada") for name, bot in (("alice-bot", alice), ("bob-bot", bob))}, 60)
 
         # Chat both ways.
-        ada.click("#chat-toggle")
-        ada.fill("#chat-input", "hello from the browser")
-        ada.click("#chat-send")
-        alice[0].stdin.write("hello from a bot\n")
-        alice[0].stdin.flush()
-        result["adaChat"] = ada.wait_for(SNAPSHOT + ".then(s => s.chat.some(c => c.text === 'hello from a bot') && s.chat)",
-                                         timeout=20, description="the bot's chat message")
-        result["aliceChat"] = wait_until("alice-bot receiving Ada's chat message", lambda: [
-            e for e in events(alice[1], "dataMessage") if "hello from the browser" in json.dumps(e)], 20)
+        result["adaChat"], result["aliceChat"] = chat_both_ways(ada, alice, "hello from the browser", "hello from a bot")
 
         # Ben joins later from a second page that shows two people at a time: he gets the chat history, sees the
         # two on his first page (and receives nothing of the third), then the third on the next page.
@@ -225,12 +242,7 @@ def main():
         if browser is not None:
             browser.close()
         for bot in (alice, bob):
-            bot[0].stdin.close()
-            bot[0].terminate()
-            try:
-                bot[0].wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                bot[0].kill()
+            stop_bot(bot)
         stop_server(server)
     # What alice-bot heard: the browsers' tone and bob-bot's.
     result["aliceHeard"] = tone_shares(os.path.join(root, "alice-bot.wav"), (BROWSER_TONE, BOB_TONE))

@@ -60,9 +60,7 @@ extension ControlAPIHandler {
         let requestId = UUID().uuidString.lowercased()
         do {
             let meeting = try await invitedMeeting(invite).get()
-            let request = ControlAPIRequest(method: "POST", rawPath: "/join", rawQuery: "", headers: [], body: body,
-                                            accessKeyId: "")
-            let name = try Self.guestName(try decode(ControlAPI.GuestJoinRequest.self, request).name)
+            let name = try Self.guestName(try decode(ControlAPI.GuestJoinRequest.self, body: body).name)
             let externalUserId = Hex.encode(SecureRandom.bytes(count: 4)) + "#" + name
             let attendee = try await createAttendee(
                 ControlAPI.CreateAttendeeRequestItem(externalUserId: externalUserId), in: meeting)

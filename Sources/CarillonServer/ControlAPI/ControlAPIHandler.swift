@@ -143,7 +143,12 @@ public struct ControlAPIHandler: Sendable {
     // MARK: Helpers shared by the operations
 
     func decode<T: Decodable>(_ type: T.Type, _ request: ControlAPIRequest) throws -> T {
-        let body = request.body.isEmpty ? Array("{}".utf8) : request.body
+        try decode(type, body: request.body)
+    }
+
+    /// A JSON body as `T` (an empty body reads as `{}`); a typed 400 for anything else.
+    func decode<T: Decodable>(_ type: T.Type, body: [UInt8]) throws -> T {
+        let body = body.isEmpty ? Array("{}".utf8) : body
         do {
             return try JSONDecoder().decode(T.self, from: Data(body))
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
