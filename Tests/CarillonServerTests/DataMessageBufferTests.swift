@@ -1,4 +1,5 @@
 import CarillonProtocol
+import CarillonRTC
 import NIOCore
 import Testing
 

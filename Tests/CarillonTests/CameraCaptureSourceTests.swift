@@ -44,6 +44,38 @@ import Testing
         #expect(reading.nearestColor() == .blue)
     }
 
+    /// A tick the loop gets to late (busy drawing a slide) is stamped with its place on the grid, and so is the next
+    /// one, due soon after: the pictures stay 1/fps apart for the encoder's frame-rate cap and the receiver's
+    /// playout instead of arriving 17 ms apart. A stall past the clock's 500 ms catch-up bound skips the frames whose
+    /// time passed, and the grid keeps its phase.
+    @Test func lateTicksAreStampedWithTheirPlaceOnTheGrid() throws {
+        let late = LateEventLoop(base: loop)
+        let camera = DefaultCameraCaptureSource(logger: logger, cameras: cameras, eventLoop: late,
+                                                callbackQueue: callbacks.queue)
+        let sink = FrameRecorder()
+        camera.addVideoSink(sink: sink)
+        camera.format = VideoCaptureFormat(width: 160, height: 90, maxFrameRate: 15)
+        camera.start()
+        loop.advanceTime(by: .milliseconds(210))
+        try #require(sink.count == 4)
+        // Frame 4 (due at 266.7 ms) runs 50 ms late, frame 5 on time.
+        late.lateness = .milliseconds(50)
+        loop.advanceTime(by: .milliseconds(100))
+        try #require(sink.count == 5)
+        late.lateness = .zero
+        loop.advanceTime(by: .milliseconds(300))
+        try #require(sink.count == 10)
+        // Frame 10 (due at 666.7 ms) runs 700 ms late: it is the frame of the slot `now` falls in (the 20th).
+        late.lateness = .milliseconds(700)
+        loop.advanceTime(by: .milliseconds(60))
+        try #require(sink.count == 11)
+        late.lateness = .zero
+        loop.advanceTime(by: .milliseconds(800))
+        #expect(sink.counters == (0...12).map { $0 })
+        let period: Int64 = 1_000_000_000 / 15
+        #expect(sink.received.map(\.timestampNs) == (Array(0...9) + [20, 21, 22]).map { $0 * period })
+    }
+
     @Test func stopStopsTheFramesAndTellsObservers() {
         let camera = camera()
         let observer = CaptureEvents(queueKey: callbacks.key)

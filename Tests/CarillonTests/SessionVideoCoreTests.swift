@@ -131,6 +131,35 @@ import Testing
         var mediaPackets: Int { mediaPacketsSent }
     }
 
+    /// The frame-rate cap counts pictures against a budget, not the gap to the last one: a 15 fps picture that comes
+    /// 40 ms late does not cost the next, on-time one (31 ms after it, under the 30 fps cap's 33 ms), while a 60 fps
+    /// source is cut to the cap and a 30 fps screen share to 15 fps.
+    @Test func theFrameRateCapKeepsAnOnTimePictureAfterALateOne() throws {
+        let pattern = try VideoTestPattern(width: 160, height: 90, color: .blue)
+        /// Pictures encoded when `count` pictures are captured at `capturedAt(index)` milliseconds.
+        func encoded(_ count: Int, screenContent: Bool = false, capturedAt: (Int) -> Int) -> Int {
+            let core = SessionVideoCore()
+            let send = VideoSendConfiguration(
+                ssrc: Self.mediaSSRC, rtxSSRC: Self.mediaSSRC + 1, payloadType: 96, rtxPayloadType: 97,
+                transportCCExtensionId: 3, cname: "camera", maximumBitrate: 0, screenContent: screenContent)
+            _ = core.configure(send: send, receive: [], reportSSRC: 1, now: Self.start)
+            for index in 0..<count {
+                let milliseconds = capturedAt(index)
+                _ = core.send(pattern.image(frame: index), timestampNanoseconds: Int64(milliseconds) * 1_000_000,
+                              now: Self.start + .milliseconds(Int64(milliseconds)))
+            }
+            return core.framesEncoded
+        }
+        let onTime = { (index: Int) in index * 200 / 3 }
+        #expect(encoded(30, capturedAt: onTime) == 30)
+        #expect(encoded(30) { onTime($0) + ($0 == 12 ? 40 : 0) } == 30)
+        #expect(encoded(30) { onTime($0) + ($0 % 5 == 2 ? 45 : 0) } == 30)
+        // Faster sources: the two-picture budget, then one picture per (1 s / cap - 2 ms) of the 983 ms (1966 ms)
+        // between the first picture and the last.
+        #expect(encoded(60) { $0 * 50 / 3 } == 2 + 983 * 3 / 94)
+        #expect(encoded(60, screenContent: true) { $0 * 100 / 3 } == 2 + 1966 * 3 / 194)
+    }
+
     /// A camera stopped and started again on the same transport sends from the same SSRC: its numbering continues
     /// where it stopped (media and transport-wide), or the server's SRTP replay window would drop the restarted
     /// camera's packets whenever a fresh random start fell behind what it had seen.

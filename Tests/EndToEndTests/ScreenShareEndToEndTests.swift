@@ -4,53 +4,68 @@ import CarillonCodecs
 import Foundation
 import Testing
 
-/// Screen sharing under Xvfb: the test starts its own Xvfb on a free display number, paints the synthetic camera's
+/// Screen sharing under Xvfb: the test starts its own Xvfb on a display number it picks, paints the synthetic camera's
 /// pattern (a counter and a colour) on the root window as a test client, a bot shares that screen, and another bot's
 /// content tile shows the painted counter and colour; painting a new counter changes what arrives. Skipped, with a
 /// message, where Xvfb is not installed (`make deps` installs it).
 @Suite(.serialized) struct ScreenShareEndToEndTests {
     static let xvfb = "/usr/bin/Xvfb"
 
-    /// An Xvfb of its own: display `:number`, killed by ``stop()``.
+    /// An Xvfb of its own, killed by ``stop()``.
     final class VirtualDisplay {
-        let number: Int
         let process: Process
+        private let output = Pipe()
+        /// The display number Xvfb chose; set by ``waitUntilReady()``.
+        private(set) var number: Int?
 
-        var name: String { ":\(number)" }
+        var name: String { ":\(number ?? -1)" }
 
-        /// Starts Xvfb on the first display number from 90 with no lock file or socket, 640x360 at 24 bits, without
-        /// the reset an X server does when its last client leaves (which would clear what the painter drew).
+        /// Starts Xvfb at 640x360 with 24 bits, without the reset an X server does when its last client leaves (which
+        /// would clear what the painter drew). With `-displayfd` it picks a display number nobody uses (taking over
+        /// a stale lock whose process is gone) and writes it to its standard output once it takes connections: no
+        /// race with another X server for a number, and readiness without polling.
         init(width: Int, height: Int) throws {
-            let free = (90..<190).first { number in
-                !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock")
-                    && !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
-            }
-            number = try #require(free, "no free X display number between 90 and 189")
             process = Process()
             process.executableURL = URL(fileURLWithPath: ScreenShareEndToEndTests.xvfb)
-            process.arguments = [":\(number)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-noreset"]
-            process.standardOutput = FileHandle.nullDevice
+            process.arguments = ["-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp",
+                                 "-noreset"]
+            process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
         }
 
-        /// Waits until the display takes connections.
+        /// Waits until Xvfb says which display it serves (it is then taking connections), up to 30 s.
         func waitUntilReady() async throws {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline {
-                if let connection = xcb_connect(name, nil) {
-                    defer { xcb_disconnect(connection) }
-                    if xcb_connection_has_error(connection) == 0 { return }
+            let descriptor = output.fileHandleForReading.fileDescriptor
+            let deadline = ContinuousClock.now + .seconds(30)
+            var received: [UInt8] = []
+            while ContinuousClock.now < deadline, process.isRunning {
+                var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, 0) > 0 else {
+                    try await Task.sleep(for: .milliseconds(20))
+                    continue
                 }
-                try await Task.sleep(for: .milliseconds(50))
+                var chunk = [UInt8](repeating: 0, count: 16)
+                let count = read(descriptor, &chunk, chunk.count)
+                guard count > 0 else { break }
+                received += chunk[..<count]
+                if let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
+                    number = Int(String(decoding: received[..<newline], as: UTF8.self))
+                    if number != nil { return }
+                    break
+                }
             }
-            throw ProbeTimeout(description: "Xvfb on \(name) did not come up")
+            throw ProbeTimeout(description: "Xvfb did not announce a display (said \(String(decoding: received, as: UTF8.self)))")
         }
 
-        /// Kills it: SIGKILL, since a child spawned from the test process may inherit a mask that blocks SIGTERM.
+        /// Kills it (SIGKILL, since a child spawned from the test process may inherit a mask that blocks SIGTERM) and
+        /// removes the lock file and socket it cannot remove itself after that.
         func stop() {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            guard let number else { return }
+            try? FileManager.default.removeItem(atPath: "/tmp/.X\(number)-lock")
+            try? FileManager.default.removeItem(atPath: "/tmp/.X11-unix/X\(number)")
         }
     }
 

@@ -38,7 +38,8 @@ extension VideoSendStream {
         var firstCapture: Int64?
         var firstTimestamp = UInt32.random(in: .min ... .max)
         var lastTimestamp: UInt32?
-        var lastEncodedCapture: Int64?
+        /// The frame-rate cap: one token per picture offered to the encoders, refilled at the cap (see `admit`).
+        var frameRateLimit: TokenBucket?
         /// Every packet of the stream (media, retransmission, probe padding) leaves through it: paced, numbered and
         /// estimated as the server's downlinks are.
         let paced: PacedSender

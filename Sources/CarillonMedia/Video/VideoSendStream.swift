@@ -166,7 +166,7 @@ public final class VideoSendStream {
             if encode(picture, on: layer, bitrate: bitrate, timestamp: timestamp, sender: sender) { encodedAny = true }
         }
         probeStarvedLayers(sender, split: split, now: now)
-        if encodedAny { Self.sent(capturedAt: timestampNanoseconds, timestamp: timestamp, sender: sender) }
+        if encodedAny { Self.sent(timestamp: timestamp, sender: sender) }
         return pace(now: now) + probePadding(now: now)
     }
 
@@ -179,31 +179,35 @@ public final class VideoSendStream {
         guard let timestamp = Self.admit(capturedAt: timestampNanoseconds, sender: sender) else { return [] }
         layer.allocated = sender.targetBitrate
         queue(frame, on: layer, timestamp: timestamp, sender: sender)
-        Self.sent(capturedAt: timestampNanoseconds, timestamp: timestamp, sender: sender)
+        Self.sent(timestamp: timestamp, sender: sender)
         return pace(now: now) + probePadding(now: now)
     }
 
-    /// Counts a picture captured at `timestampNanoseconds` and returns its RTP timestamp, or nil when it comes too
-    /// soon after the last one sent (above ``maximumFrameRate``, or
-    /// ``maximumContentFrameRate`` for screen content). The timestamp runs at 90 kHz from the first
-    /// capture and is never the previous frame's (the receiver would merge two frames).
+    /// Counts a picture captured at `timestampNanoseconds` and returns its RTP timestamp, or nil when it would take
+    /// the stream above ``maximumFrameRate`` (``maximumContentFrameRate`` for screen content). The cap is a token
+    /// bucket on the capture clock holding two pictures, refilled at the cap with 2 ms of slack per picture (a source
+    /// at exactly the cap is never cut by timer jitter): a picture that comes late does not cost the one after it
+    /// that comes on time, as measuring from the last picture sent would, while a faster source is cut to the cap
+    /// on average. The timestamp runs at 90 kHz from the first capture and is never the previous frame's (the
+    /// receiver would merge two frames).
     private static func admit(capturedAt timestampNanoseconds: Int64, sender: Sender) -> UInt32? {
         sender.framesCaptured += 1
         let rate = sender.configuration.screenContent ? Self.maximumContentFrameRate : Self.maximumFrameRate
-        if let last = sender.lastEncodedCapture, timestampNanoseconds - last < 1_000_000_000 / Int64(rate) - 2_000_000 {
-            return nil
+        let refill = 1_000_000_000 / Double(1_000_000_000 / rate - 2_000_000)
+        if sender.frameRateLimit?.refillPerSecond != refill {
+            sender.frameRateLimit = TokenBucket(capacity: 2, refillPerSecond: refill)
         }
         let first = sender.firstCapture ?? timestampNanoseconds
-        sender.firstCapture = first
         let elapsed = max(0, timestampNanoseconds - first)
+        guard sender.frameRateLimit!.take(now: .uptimeNanoseconds(UInt64(elapsed))) else { return nil }
+        sender.firstCapture = first
         var timestamp = sender.firstTimestamp &+ UInt32(truncatingIfNeeded: elapsed * 9 / 100_000)
         if let last = sender.lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 { timestamp = last &+ 1 }
         return timestamp
     }
 
-    /// A picture captured at `timestampNanoseconds` went out with `timestamp`: the next is measured from it.
-    private static func sent(capturedAt timestampNanoseconds: Int64, timestamp: UInt32, sender: Sender) {
-        sender.lastEncodedCapture = timestampNanoseconds
+    /// A picture went out with `timestamp`: the next is numbered after it.
+    private static func sent(timestamp: UInt32, sender: Sender) {
         sender.lastTimestamp = timestamp
         sender.framesEncoded += 1
     }
@@ -335,3 +339,4 @@ public final class VideoSendStream {
         return wrapped
     }
 }
+

@@ -1,7 +1,8 @@
 import NIOCore
 
-/// The fixed grid a real-time media producer runs on (the client's 20 ms audio frames, the server mixer's ticks),
-/// sans-IO: it is told `now` and says whether a frame is due and how many the stream must skip first.
+/// The fixed grid a real-time media producer runs on (the client's 20 ms audio frames, the server mixer's ticks, the
+/// capture sources' pictures), sans-IO: it is told `now` and says whether a frame is due and how many the stream must
+/// skip first.
 ///
 /// A producer must keep real time on average, or its receivers drift: a mixer that makes fewer frames than the clock
 /// demands lets its uplinks' jitter buffers fill (and flush speech) while its listeners' buffers run dry. So a late

@@ -1,4 +1,5 @@
 import CarillonProtocol
+import CarillonRTC
 import Foundation
 import NIOCore
 

@@ -1,4 +1,5 @@
 import CarillonProtocol
+import CarillonRTC
 import NIOCore
 
 /// The signaling state of one meeting as a synchronous state machine (sans-IO).

@@ -7,13 +7,18 @@ import NIOPosix
 
 /// The frame pacing of every capture source Carillon provides: one timer on an event loop asks a
 /// ``PictureProducer`` for a picture every 1/fps s, wraps it in a ``VideoFrame`` (a ``VideoFrameI420Buffer``,
-/// timestamped with the loop's `now`) and hands it to every sink; it tells observers of starts, stops and failures.
-/// A tick without a picture (``PictureProducer/nextPicture(index:)`` returns nil: a camera's picture has not arrived)
-/// sends nothing; a producer failing with anything but ``CaptureSourceError/invalidFrame`` stops the capture.
+/// timestamped with its time on the grid) and hands it to every sink; it tells observers of starts, stops and
+/// failures. A tick without a picture (``PictureProducer/nextPicture(index:)`` returns nil: a camera's picture has
+/// not arrived) sends nothing; a producer failing with anything but ``CaptureSourceError/invalidFrame`` stops the
+/// capture.
 ///
-/// Pacing follows a grid from the start: frame n is due at start + n/fps, so the rate does not drift. A loop that
-/// falls more than a frame behind starts a new grid instead of catching up in a burst. The first frame goes out at
-/// once. No wall-clock reads and no sleeps: in tests the loop is an `EmbeddedEventLoop` driven with `advanceTime`.
+/// Pacing is a ``CarillonRTC/MediaFrameClock`` started with the capture, the grid the audio frames run on: frame n is
+/// due at start + n/fps, so the rate does not drift; the first frame goes out at once. Ticks the loop gets to late
+/// (a busy machine, a slide being drawn on the same loop) are caught up frame by frame up to the clock's bound, and a
+/// longer stall is skipped. Each frame is stamped with its grid time, not with when the loop got to it: stamped with
+/// `now`, a late frame and the one caught up after it would look 60 fps apart to the encoder's frame-rate cap and to
+/// a receiver timing playout by RTP time. No wall-clock reads and no sleeps: in tests the loop is an
+/// `EmbeddedEventLoop` driven with `advanceTime`.
 ///
 /// Threading: ``start(_:)`` and ``stop()`` may be called from any thread and act on the loop (at once when called
 /// there), in call order. Sinks are called on the loop, observers asynchronously on the callback queue, in order.
@@ -32,9 +37,7 @@ final class CaptureLoop: @unchecked Sendable {
     private var running = false
     // Confined to `eventLoop`.
     private var producer: (any PictureProducer)?
-    private var framesPerSecond = 1
-    private var gridStart = NIODeadline.uptimeNanoseconds(0)
-    private var gridIndex: Int64 = 0
+    private var clock = MediaFrameClock(period: .seconds(1))
     private var frameIndex = 0
     private lazy var timer = DeadlineTimer(eventLoop: eventLoop) { [weak self] in self?.tick() }
 
@@ -89,13 +92,11 @@ final class CaptureLoop: @unchecked Sendable {
             return
         }
         producer = setup.producer
-        framesPerSecond = max(1, setup.framesPerSecond)
-        gridStart = eventLoop.now
-        gridIndex = 0
+        clock = MediaFrameClock(period: .nanoseconds(1_000_000_000 / Int64(max(1, setup.framesPerSecond))))
+        clock.start(at: eventLoop.now)
         lock.withLock { running = true }
         notify { $0.captureDidStart() }
-        emit()
-        scheduleNext()
+        tick()
     }
 
     private func end() {
@@ -108,11 +109,16 @@ final class CaptureLoop: @unchecked Sendable {
 
     private func tick() {
         guard producer != nil else { return }
-        emit()
-        scheduleNext()
+        if clock.takeFrame(now: eventLoop.now) != nil, let next = clock.nextFrame {
+            emit(at: next - clock.period)
+        }
+        // A sink may have stopped or restarted the capture from inside `emit`.
+        guard producer != nil, timer.deadline == nil else { return }
+        timer.follow(clock.nextFrame)
     }
 
-    private func emit() {
+    /// Hands the next picture to the sinks, stamped `capturedAt`.
+    private func emit(at capturedAt: NIODeadline) {
         guard let producer else { return }
         let picture: I420Image
         do {
@@ -132,27 +138,9 @@ final class CaptureLoop: @unchecked Sendable {
             return
         }
         frameIndex += 1
-        let frame = VideoFrame(timestampNs: Int64(eventLoop.now.uptimeNanoseconds), rotation: .rotation0,
+        let frame = VideoFrame(timestampNs: Int64(capturedAt.uptimeNanoseconds), rotation: .rotation0,
                                buffer: VideoFrameI420Buffer(image: picture))
         for sink in lock.withLock({ Array(sinks.values) }) { sink.onVideoFrameReceived(frame: frame) }
-    }
-
-    private func scheduleNext() {
-        // A sink may have stopped or restarted the capture from inside `emit`.
-        guard producer != nil, timer.deadline == nil else { return }
-        let now = eventLoop.now
-        gridIndex += 1
-        var due = due(gridIndex)
-        if due + .nanoseconds(1_000_000_000 / Int64(framesPerSecond)) <= now {
-            gridStart = now
-            gridIndex = 1
-            due = self.due(1)
-        }
-        timer.follow(due)
-    }
-
-    private func due(_ index: Int64) -> NIODeadline {
-        gridStart + .nanoseconds(index * 1_000_000_000 / Int64(framesPerSecond))
     }
 
     private func notify(_ call: @escaping (any CaptureSourceObserver) -> Void) {

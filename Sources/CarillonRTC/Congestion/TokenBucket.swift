@@ -2,7 +2,8 @@ import NIOCore
 
 /// A token bucket rate limiter (sans-IO): `capacity` tokens, refilled continuously at `refillPerSecond`.
 ///
-/// The data-message throttle of a meeting is one of these (burst 200, 100 messages per second).
+/// The data-message throttles of a meeting are these (burst 200, 100 messages per second), and so is the frame-rate
+/// cap of a sent video stream (``take(now:)`` per picture, on the capture clock).
 public struct TokenBucket: Sendable {
     /// Largest number of tokens the bucket holds (the burst size).
     public let capacity: Double
