@@ -97,6 +97,13 @@ def main():
     except Exception as error:
         result["error"] = f"{type(error).__name__}: {error}"[:6000]
         result["server"] = "".join(server.output[-30:])
+        try:
+            result["remoteSdp"] = [l for l in fiona.evaluate("window.carillonMeeting.meeting.conn.pc.remoteDescription.sdp").splitlines()
+                                   if l.startswith(("m=", "a=mid", "a=ssrc", "a=send", "a=recv", "a=inactive"))]
+            result["localSdp"] = [l for l in fiona.evaluate("window.carillonMeeting.meeting.conn.pc.localDescription.sdp").splitlines()
+                                   if l.startswith(("m=", "a=mid", "a=send", "a=recv", "a=inactive"))]
+        except Exception as e:
+            result["sdpError"] = str(e)
     finally:
         if browser is not None:
             browser.close()

@@ -13,12 +13,16 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-# Opt-in until its known failure is understood: in about one run in ten Firefox decodes none of the bot's video for
-# the whole minute while the bot's sound keeps arriving (seen alone and in `make test`; 9 runs in a row passed
-# afterwards). Run it with CARILLON_FIREFOX_TESTS=1; on failure it prints the page's snapshot and Firefox's video
-# inbound-rtp statistics.
+# Opt-in until its known failure is fixed without a regression: in about one join in five Firefox decodes none of the
+# bot's video while its sound keeps arriving. Cause, from Firefox's MediaPipeline log (MOZ_LOG=MediaPipeline:4): the
+# bot's first packets arrive before the answer that declares their SSRC is applied, and Firefox's camera m-line,
+# answered sendrecv and then the only video m-line able to receive, learns the SSRC by payload type, so the receive
+# m-line meant for it never gets a packet. Answering the camera's m-line recvonly fixed it (8 of 8 runs) but left the
+# demo's SDK bots on low layers and failed a Chromium share in make test, so it was backed out. Run it with
+# CARILLON_FIREFOX_TESTS=1; on failure it prints the page's snapshot, Firefox's video inbound-rtp statistics and the
+# directions and SSRCs of both descriptions.
 @pytest.mark.skipif(os.environ.get("CARILLON_FIREFOX_TESTS") != "1",
-                    reason="opt-in (CARILLON_FIREFOX_TESTS=1): Firefox sometimes decodes no video of the bot, cause not found yet")
+                    reason="opt-in (CARILLON_FIREFOX_TESTS=1): Firefox sometimes gives the bot's video to its camera m-line")
 def test_firefox_joins_from_the_invite_link_and_meets_a_bot():
     env = dict(os.environ, PYTHONPATH=HERE)
     completed = subprocess.run(["unshare", "--net", "--", sys.executable, os.path.join(HERE, "firefox_meeting.py")],
