@@ -142,15 +142,6 @@ struct DemoCommand: AsyncParsableCommand {
                 return bots.filter { $0 !== bot }.allSatisfy { (received[$0.name]?.frames ?? 0) > 15 }
             }
         }
-        // The server starts each camera at the layer the receiver's estimate allows and raises it as the estimate
-        // grows; a machine too busy to keep up looks like a congested link to the estimators, and then the smaller
-        // layer is the right answer, so this step waits but does not fail.
-        try await log.wait("everyone receives the other three cameras at full size", timeout: timeout) {
-            bots.allSatisfy { bot in
-                let received = bot.videoReceived
-                return bots.filter { $0 !== bot }.allSatisfy { received[$0.name]?.width == 320 }
-            }
-        }
         // Two more seconds of the four talking and showing, for the recordings and the frame rates.
         let before = bots.map(\.videoReceived)
         let measured = ContinuousClock.now
@@ -230,35 +221,17 @@ final class DemoLog: Sendable {
         StandardOutput.line(String(format: "%7.3fs  ", Double(ms) / 1000) + padded + " " + text)
     }
 
-    /// Waits up to `timeout` for `condition` (polled every 10 ms) and says whether it came; true when it did.
-    @discardableResult
-    func wait(_ name: String, timeout: Duration, _ condition: @Sendable () -> Bool) async throws -> Bool {
-        guard try await Self.poll(timeout: timeout, condition) else {
-            say("demo", "not yet after \(timeout): \(name) (the machine may be too busy to keep up)")
-            return false
-        }
-        say("demo", "ok: \(name)")
-        try await Task.sleep(for: pace)
-        return true
-    }
-
-    /// Waits up to `timeout` for `condition`; the demo fails when it does not come.
+    /// Waits until `condition` holds, polling every 10 ms; throws when `timeout` passes first.
     func step(_ name: String, timeout: Duration, _ condition: @Sendable () -> Bool) async throws {
-        guard try await Self.poll(timeout: timeout, condition) else {
-            say("demo", "FAILED: \(name)")
-            throw ExitCode(1)
-        }
-        say("demo", "ok: \(name)")
-        try await Task.sleep(for: pace)
-    }
-
-    /// Polls `condition` every 10 ms until it holds (true) or `timeout` passes (false).
-    private static func poll(timeout: Duration, _ condition: @Sendable () -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
+            guard ContinuousClock.now < deadline else {
+                say("demo", "FAILED: \(name)")
+                throw ExitCode(1)
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
-        return true
+        say("demo", "ok: \(name)")
+        try await Task.sleep(for: pace)
     }
 }

@@ -154,9 +154,8 @@ import Testing
     }
 
     @Test func theBitrateSplitDropsTheUpperLayerUnderACap() throws {
-        // Capped at 200 kbps: low takes its 30 kbps minimum, and the 170 left is under what mid needs to start (its
-        // 150 kbps minimum and a quarter more), so low gets it all.
-        let core = Self.sender(Self.lowAndMid, maximumBitrate: 200_000)
+        // Capped at 300 kbps: low takes 200, and the 100 left is under mid's minimum (150 kbps).
+        let core = Self.sender(Self.lowAndMid, maximumBitrate: 300_000)
         let pattern = try VideoTestPattern(width: 640, height: 360, color: .blue)
         var now = Self.start
         var sent: [UInt32: LayerFrames] = [:]

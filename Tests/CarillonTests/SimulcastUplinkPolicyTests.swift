@@ -47,43 +47,23 @@ import Testing
         #expect(two[1].width == 640 && two[1].height == 360)
     }
 
-    @Test func bitrateGoesToMinimumsThenWorkingRatesThenTheTopLayer() {
+    @Test func bitrateIsSplitBottomUp() {
         let lowHi = SimulcastUplinkPolicy.layers(participants: 3, publishers: 3, highResolution: false)
-        let hiSent = [true, false, true]
-        // Both caps reached.
-        #expect(SimulcastUplinkPolicy.allocate(2_000_000, to: lowHi, sending: hiSent) == [300_000, 0, 1_200_000])
-        // Size unknown: low's working rate is half its cap (150 kbps); the rest goes to hi before low grows further.
-        #expect(SimulcastUplinkPolicy.allocate(1_000_000, to: lowHi, sending: hiSent) == [150_000, 0, 850_000])
-        #expect(SimulcastUplinkPolicy.allocate(1_500_000, to: lowHi, sending: hiSent) == [300_000, 0, 1_200_000])
-        #expect(SimulcastUplinkPolicy.allocate(1_400_000, to: lowHi, sending: hiSent) == [200_000, 0, 1_200_000])
-        // hi, while sent, needs 150 kbps beside low's 30.
-        #expect(SimulcastUplinkPolicy.allocate(180_000, to: lowHi, sending: hiSent) == [30_000, 0, 150_000])
-        #expect(SimulcastUplinkPolicy.allocate(250_000, to: lowHi, sending: hiSent) == [100_000, 0, 150_000])
-        #expect(SimulcastUplinkPolicy.allocate(179_999, to: lowHi, sending: hiSent) == [179_999, 0, 0])
-        // Not sent, it starts only with a quarter more than its minimum: 187.5 kbps left after low's 30.
-        #expect(SimulcastUplinkPolicy.allocate(217_499, to: lowHi) == [217_499, 0, 0])
-        #expect(SimulcastUplinkPolicy.allocate(217_500, to: lowHi) == [67_500, 0, 150_000])
+        // The low layer first, the rest to hi up to its cap.
+        #expect(SimulcastUplinkPolicy.allocate(2_000_000, to: lowHi) == [300_000, 0, 1_200_000])
+        #expect(SimulcastUplinkPolicy.allocate(1_000_000, to: lowHi) == [300_000, 0, 700_000])
+        // hi needs 150 kbps: with 449.999 kbps it is not sent.
+        #expect(SimulcastUplinkPolicy.allocate(450_000, to: lowHi) == [300_000, 0, 150_000])
+        #expect(SimulcastUplinkPolicy.allocate(449_999, to: lowHi) == [300_000, 0, 0])
         // The lowest layer is always sent, at least at its minimum.
         #expect(SimulcastUplinkPolicy.allocate(100_000, to: lowHi) == [100_000, 0, 0])
         #expect(SimulcastUplinkPolicy.allocate(0, to: lowHi) == [30_000, 0, 0])
         let midOnly = SimulcastUplinkPolicy.layers(participants: 2, publishers: 2, highResolution: false)
         #expect(SimulcastUplinkPolicy.allocate(900_000, to: midOnly) == [0, 900_000, 0])
         let lowMid = SimulcastUplinkPolicy.layers(participants: 9, publishers: 7, highResolution: false)
-        #expect(SimulcastUplinkPolicy.allocate(500_000, to: lowMid, sending: [true, true, false]) == [140_000, 360_000, 0])
+        #expect(SimulcastUplinkPolicy.allocate(500_000, to: lowMid) == [200_000, 300_000, 0])
         // mid needs 150 kbps.
-        #expect(SimulcastUplinkPolicy.allocate(180_000, to: lowMid, sending: [true, true, false]) == [30_000, 150_000, 0])
-        #expect(SimulcastUplinkPolicy.allocate(179_999, to: lowMid, sending: [true, true, false]) == [179_999, 0, 0])
-    }
-
-    /// With the sizes known, a lower layer's working rate follows its pixels: a 320x180 camera's 80x44 thumbnail
-    /// needs no more than its 30 kbps minimum before the full picture grows, a 1280x720 camera's 320x180 one 144 kbps.
-    @Test func aLowerLayersWorkingRateFollowsItsSize() {
-        let small = SimulcastUplinkPolicy.layers(participants: 4, publishers: 4, highResolution: false,
-                                                 width: 320, height: 180)
-        #expect(SimulcastUplinkPolicy.allocate(375_000, to: small, sending: [true, false, true]) == [30_000, 0, 345_000])
-        let large = SimulcastUplinkPolicy.layers(participants: 4, publishers: 4, highResolution: false,
-                                                 width: 1_280, height: 720)
-        #expect(SimulcastUplinkPolicy.allocate(375_000, to: large, sending: [true, false, true]) == [144_000, 0, 231_000])
-        #expect(SimulcastUplinkPolicy.allocate(1_600_000, to: large, sending: [true, false, true]) == [300_000, 0, 1_200_000])
+        #expect(SimulcastUplinkPolicy.allocate(350_000, to: lowMid) == [200_000, 150_000, 0])
+        #expect(SimulcastUplinkPolicy.allocate(349_999, to: lowMid) == [200_000, 0, 0])
     }
 }

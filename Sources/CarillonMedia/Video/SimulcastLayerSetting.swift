@@ -34,13 +34,4 @@ public struct SimulcastLayerSetting: Sendable, Equatable {
     public func minimumBitrate(lowest: Bool) -> Int {
         lowest ? SimulcastUplinkPolicy.lowestLayerMinimumBitrate : SimulcastUplinkPolicy.upperLayerMinimumBitrate
     }
-
-    /// What a layer below the top one is given before the top layer grows past its minimum, bit/s: 2.5 bit/s per
-    /// pixel (about what a 15 fps VP8 camera picture needs to look clean: 144 kbps at 320×180, 576 kbps at
-    /// 640×360), between `minimum` and the cap; half the cap while the size is unknown.
-    func workingBitrate(minimum: Int) -> Int {
-        let cap = Int(maxBitrateKbps) * 1_000
-        guard width > 0, height > 0 else { return max(minimum, cap / 2) }
-        return min(cap, max(minimum, width * height * 5 / 2))
-    }
 }

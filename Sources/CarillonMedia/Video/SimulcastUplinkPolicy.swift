@@ -5,8 +5,7 @@
 /// meeting's size alone (bandwidth plays no part in the choice): with at most 2 participants only `mid`, unscaled, at
 /// the `hi` target; with up to 4 publishers `low` + `hi`; 5–6 publishers `low` at ⅔ of its target + `mid`; 7 or more
 /// `low` at ⅔ + `mid` at 0.6 of its target. Targets (kbps) low/mid/hi: 300/600/1200 (HD), 500/1000/2000 (FHD).
-/// The available bitrate is then split over the layers (``allocate(_:to:sending:)``): the layers that do not fit are
-/// not encoded.
+/// The available bitrate is then given bottom up (``allocate(_:to:)``): the layers that do not fit are not encoded.
 ///
 /// Pure; O(layers). No state, no threading concerns.
 public enum SimulcastUplinkPolicy {
@@ -53,46 +52,25 @@ public enum SimulcastUplinkPolicy {
         return (max(2, width / divisor & ~1), max(2, height / divisor & ~1))
     }
 
-    /// An upper layer that is not being sent starts only when what is left for it is this much more than its
-    /// minimum (a layer that starts costs a key frame, so it should not flap on and off around its threshold).
-    public static let upperLayerStartMargin = 1.25
-
-    /// Splits `available` bit/s over `layers` (`sending`: which of them the previous picture encoded; empty: none),
-    /// in the order libwebrtc's simulcast allocator uses. First minimums, bottom up: the lowest active layer always
-    /// gets its ``SimulcastLayerSetting/minimumBitrate(lowest:)``, and each layer above needs its minimum from what
-    /// is left (``upperLayerStartMargin`` times it when it is not being sent), else it and every layer above it get
-    /// nothing. Then the layers below the top one sent are raised to their working bitrate (2.5 bit/s per pixel),
-    /// then the top one to its cap, then the lower ones to their caps. So a small estimate still sends the full
-    /// picture at a modest rate beside a cheap thumbnail, rather than a thumbnail at its 300 kbps cap and no full
-    /// picture. Returns one bitrate per layer (bit/s, 0: not encoded), in the layers' order.
-    public static func allocate(_ available: Int, to layers: [SimulcastLayerSetting], sending: [Bool] = []) -> [Int] {
+    /// Splits `available` bit/s over `layers` bottom up: each active layer in turn gets up to its cap from what is
+    /// left; a layer above the lowest one sent needs at least its ``SimulcastLayerSetting/minimumBitrate(lowest:)``,
+    /// else it and every layer above it get nothing. The lowest active layer always gets at least its minimum.
+    /// Returns one bitrate per layer (bit/s, 0: not encoded), in the layers' order.
+    public static func allocate(_ available: Int, to layers: [SimulcastLayerSetting]) -> [Int] {
         var result = Array(repeating: 0, count: layers.count)
         var left = max(0, available)
-        var served: [Int] = []
+        var first = true
         for (index, layer) in layers.enumerated() where layer.isActive {
             let cap = Int(layer.maxBitrateKbps) * 1_000
-            let minimum = layer.minimumBitrate(lowest: served.isEmpty)
-            if !served.isEmpty {
-                let isSent = sending.indices.contains(index) && sending[index]
-                let needed = isSent ? minimum : Int(Double(minimum) * upperLayerStartMargin)
-                guard left >= needed else { break }
+            let minimum = layer.minimumBitrate(lowest: first)
+            if first {
+                result[index] = min(cap, max(minimum, left))
+            } else {
+                guard left >= minimum else { break }
+                result[index] = min(cap, left)
             }
-            result[index] = min(cap, minimum)
             left = max(0, left - result[index])
-            served.append(index)
-        }
-        guard let top = served.last else { return result }
-        func raise(_ index: Int, to ceiling: Int) {
-            let added = min(left, max(0, ceiling - result[index]))
-            result[index] += added
-            left -= added
-        }
-        for index in served.dropLast() {
-            raise(index, to: layers[index].workingBitrate(minimum: result[index]))
-        }
-        raise(top, to: Int(layers[top].maxBitrateKbps) * 1_000)
-        for index in served.dropLast() {
-            raise(index, to: Int(layers[index].maxBitrateKbps) * 1_000)
+            first = false
         }
         return result
     }

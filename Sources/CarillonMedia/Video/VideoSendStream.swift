@@ -130,7 +130,7 @@ public final class VideoSendStream {
     // MARK: Sending
 
     /// One local picture captured at `timestampNanoseconds` (the source's clock): the target bitrate is split over
-    /// the layers (``SimulcastUplinkPolicy/allocate(_:to:sending:)``; one layer without simulcast), and each layer that
+    /// the layers (``SimulcastUplinkPolicy/allocate(_:to:)``; one layer without simulcast), and each layer that
     /// gets bits is scaled (÷2, ÷4), encoded, packetised and queued in the pacer. All layers of one picture share its
     /// RTP timestamp. Pictures above ``maximumFrameRate`` (``maximumContentFrameRate`` for screen content) and
     /// pictures while not sending are dropped.
@@ -138,9 +138,7 @@ public final class VideoSendStream {
         guard let sender else { return [] }
         guard let timestamp = Self.admit(capturedAt: timestampNanoseconds, sender: sender) else { return [] }
         let target = sender.targetBitrate
-        let split = sender.isSimulcast
-            ? SimulcastUplinkPolicy.allocate(target, to: sender.layers.map(\.stream.setting),
-                                             sending: sender.layers.map { $0.allocated > 0 })
+        let split = sender.isSimulcast ? SimulcastUplinkPolicy.allocate(target, to: sender.layers.map(\.stream.setting))
             : [target]
         var encodedAny = false
         var scaled: [Int: I420Image] = [1: image]
@@ -227,8 +225,7 @@ public final class VideoSendStream {
               sender.nextProbeAt.map({ now >= $0 }) ?? true else { return }
         let cap = sender.capBitrate
         guard cap > sender.paced.estimator.targetBitrate else { return }
-        let possible = SimulcastUplinkPolicy.allocate(cap, to: sender.layers.map(\.stream.setting),
-                                                      sending: sender.layers.map { $0.allocated > 0 })
+        let possible = SimulcastUplinkPolicy.allocate(cap, to: sender.layers.map(\.stream.setting))
         guard zip(split, possible).contains(where: { $0 == 0 && $1 > 0 }) else { return }
         sender.paced.startProbe(bitrate: cap, now: now)
         sender.nextProbeAt = now + Self.probeInterval
