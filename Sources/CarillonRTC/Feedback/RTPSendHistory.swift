@@ -12,34 +12,38 @@ public struct RTPSendHistory: Sendable {
     public let capacity: Int
     /// Oldest packet age that is still retransmitted.
     public let maximumAge: TimeAmount
-    private var sequences: [UInt16]
-    /// When each slot's packet was sent; nil for a slot never filled.
-    private var sentAt: [NIODeadline?]
-    private var buffers: [[UInt8]]
+    /// One packet's place: its number, when it was sent (nil for a slot never filled) and its bytes, together so that
+    /// storing touches one element of one array (one uniqueness check, one cache line of bookkeeping) per packet.
+    private struct Slot {
+        var sequenceNumber: UInt16 = 0
+        var sentAt: NIODeadline?
+        var bytes: [UInt8] = []
+    }
+    private var slots: [Slot]
 
     /// Creates an empty history.
     public init(capacity: Int = 1024, maximumAge: TimeAmount = .seconds(1)) {
         precondition(capacity > 0, "a send history holds at least one packet")
         self.capacity = capacity
         self.maximumAge = maximumAge
-        sequences = Array(repeating: 0, count: capacity)
-        sentAt = Array(repeating: nil, count: capacity)
-        buffers = Array(repeating: [], count: capacity)
+        slots = Array(repeating: Slot(), count: capacity)
     }
 
     /// Remembers a copy of a packet as sent at `now` (its plain RTP bytes, before SRTP).
     public mutating func store(sequenceNumber: UInt16, packet: [UInt8], now: NIODeadline) {
-        let slot = Int(sequenceNumber) % capacity
-        sequences[slot] = sequenceNumber
-        sentAt[slot] = now
-        buffers[slot].removeAll(keepingCapacity: true)
-        buffers[slot].append(contentsOf: packet)
+        let index = Int(sequenceNumber) % capacity
+        slots.withUnsafeMutableBufferPointer { slots in
+            slots[index].sequenceNumber = sequenceNumber
+            slots[index].sentAt = now
+            slots[index].bytes.removeAll(keepingCapacity: true)
+            slots[index].bytes.append(contentsOf: packet)
+        }
     }
 
     /// The packet with `sequenceNumber` if it is still kept and young enough to be worth resending.
     public func packet(sequenceNumber: UInt16, now: NIODeadline) -> [UInt8]? {
-        let slot = Int(sequenceNumber) % capacity
-        guard let sent = sentAt[slot], sequences[slot] == sequenceNumber, now - sent <= maximumAge else { return nil }
-        return buffers[slot]
+        let slot = slots[Int(sequenceNumber) % capacity]
+        guard let sent = slot.sentAt, slot.sequenceNumber == sequenceNumber, now - sent <= maximumAge else { return nil }
+        return slot.bytes
     }
 }

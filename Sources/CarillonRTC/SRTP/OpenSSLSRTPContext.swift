@@ -52,17 +52,18 @@ public final class OpenSSLSRTPContext: SRTPContext {
     public func protectRTP(_ packet: inout [UInt8]) throws(SRTPError) {
         guard let headerLength = Self.rtpHeaderLength(packet, trailer: 0) else { throw .malformedPacket }
         let ssrc = Self.readUInt32(packet, at: 8)
-        var window = sentRTP[ssrc] ?? SRTPReplayWindow()
-        let estimate = window.estimate(UInt16(packet[2]) << 8 | UInt16(packet[3]))
-        switch window.check(estimate) {
-        case .tooOld:
-            throw .replay
-        case .repeated:
-            break
-        case .fresh:
-            window.accept(estimate)
+        let sequence = UInt16(packet[2]) << 8 | UInt16(packet[3])
+        // The window is updated where it lies in the dictionary: one lookup, and none of its 136 bytes copied out
+        // and back, on a path every sent packet takes. A new SSRC's empty window takes any number.
+        let estimate: SRTPReplayWindow.Estimate?
+        if let slot = sentRTP.index(forKey: ssrc) {
+            estimate = sentRTP.values[slot].send(sequence)
+        } else {
+            var window = SRTPReplayWindow()
+            estimate = window.send(sequence)
             sentRTP[ssrc] = window
         }
+        guard let estimate else { throw .replay }
         let trailer = transform.rtpTrailerLength
         packet.append(contentsOf: Self.trailerRoom[..<trailer])
         let sealed = packet.withUnsafeMutableBytes {
@@ -82,16 +83,24 @@ public final class OpenSSLSRTPContext: SRTPContext {
         let trailer = transform.rtpTrailerLength
         guard let headerLength = Self.rtpHeaderLength(packet, trailer: trailer) else { throw .malformedPacket }
         let ssrc = Self.readUInt32(packet, at: 8)
-        var window = receivedRTP[ssrc] ?? SRTPReplayWindow()
-        let estimate = window.estimate(UInt16(packet[2]) << 8 | UInt16(packet[3]))
+        let sequence = UInt16(packet[2]) << 8 | UInt16(packet[3])
+        // A known SSRC's window is read and updated in place (see protectRTP); an unknown one's is added only once a
+        // packet of it authenticates, so forged SSRCs leave nothing behind.
+        let slot = receivedRTP.index(forKey: ssrc)
+        let estimate = slot.map { receivedRTP.values[$0].estimate(sequence) } ?? SRTPReplayWindow().estimate(sequence)
         // Replay is checked first, as libsrtp does: a replayed packet is reported as such whatever its tag.
-        guard window.check(estimate) == .fresh else { throw .replay }
+        if let slot { guard receivedRTP.values[slot].check(estimate) == .fresh else { throw .replay } }
         let opened = packet.withUnsafeMutableBytes {
             transform.openRTP($0, headerLength: headerLength, ssrc: ssrc, index: estimate.index)
         }
         guard opened else { throw .authenticationFailed }
-        window.accept(estimate)
-        receivedRTP[ssrc] = window
+        if let slot {
+            receivedRTP.values[slot].accept(estimate)
+        } else {
+            var window = SRTPReplayWindow()
+            window.accept(estimate)
+            receivedRTP[ssrc] = window
+        }
         packet.removeLast(trailer)
     }
 

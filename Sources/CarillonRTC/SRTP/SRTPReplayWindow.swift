@@ -68,6 +68,20 @@ struct SRTPReplayWindow {
         return isReceived(estimate.index) ? .repeated : .fresh
     }
 
+    /// Places a sequence number the sender is about to protect and records it when it is new; nil when it is more
+    /// than ``size`` behind the highest sent (a retransmission under an index already sent is placed, not recorded
+    /// again). One call, so a window kept in a dictionary is read and updated where it lies.
+    mutating func send(_ sequenceNumber: UInt16) -> Estimate? {
+        let estimate = estimate(sequenceNumber)
+        switch check(estimate) {
+        case .tooOld: return nil
+        case .repeated: return estimate
+        case .fresh:
+            accept(estimate)
+            return estimate
+        }
+    }
+
     /// Records `estimate` as received (after it authenticated), moving the window forward if it is ahead.
     mutating func accept(_ estimate: Estimate) {
         if estimate.delta > 0 {

@@ -82,6 +82,7 @@ extension BenchCommand {
                 do {
                     let result = try await measure()
                     StandardOutput.line(result.line(server: server))
+                    if let split = result.kernelLine(server: server) { StandardOutput.line(split) }
                     return result
                 } catch {
                     StandardOutput.line("\(server) \(label): failed: \(error)")
@@ -222,11 +223,13 @@ extension BenchCommand {
             let before = await received()
             let sentBefore = await packetsSent()
             let wallStart = ContinuousClock.now
-            let serverStart = ProcessCPUTime.seconds(pid: serverPID) ?? 0
+            let serverStart = ProcessCPUTime.split(pid: serverPID)
             let selfStart = ProcessCPUTime.seconds() ?? 0
             try await Task.sleep(for: .seconds(seconds))
             let wall = wallStart.duration(to: .now).seconds
-            let server = ((ProcessCPUTime.seconds(pid: serverPID) ?? 0) - serverStart) / wall
+            let serverEnd = ProcessCPUTime.split(pid: serverPID)
+            let server = ((serverEnd.map { $0.user + $0.system } ?? 0) - (serverStart.map { $0.user + $0.system } ?? 0)) / wall
+            let kernel = serverStart.flatMap { start in serverEnd.map { ($0.system - start.system) / wall } }
             let load = ((ProcessCPUTime.seconds() ?? 0) - selfStart) / wall
             let after = await received()
             let sentPerStream = Double(await packetsSent() - sentBefore) / Double(max(1, publishers.count))
@@ -247,7 +250,7 @@ extension BenchCommand {
                 deliveries += Array(repeating: 0, count: missing)
             }
             return VideoLoadResult(senders: senders, receivers: meetings.first?.subscribers.count ?? 0, meetings: meetings.count,
-                                   serverCPU: server, loadCPU: load,
+                                   serverCPU: server, serverKernelCPU: kernel, loadCPU: load,
                                    frameRates: rates.sorted(),
                                    kilobitsPerStream: kilobits.isEmpty ? 0 : kilobits.reduce(0, +) / Double(kilobits.count),
                                    packetDeliveries: deliveries.sorted())

@@ -14,6 +14,8 @@ struct VideoLoadResult: Sendable {
     var meetings = 1
     /// Server CPU, fraction of one core.
     let serverCPU: Double
+    /// The part of ``serverCPU`` spent in the kernel (fraction of one core); nil when not measured.
+    var serverKernelCPU: Double? = nil
     /// This process's CPU (the bots or SDK sessions), fraction of one core.
     let loadCPU: Double
     /// Complete frames per second on every forwarded stream (missing streams count 0), sorted ascending.
@@ -38,6 +40,17 @@ struct VideoLoadResult: Sendable {
                            median(packetDeliveries) * 100)
         }
         return text
+    }
+
+    /// A second line for the log, after ``line(server:)`` (which scripts read, so it stays as it is): the server's CPU
+    /// split into user mode and the kernel, per forwarded stream too; nil when the split was not measured.
+    func kernelLine(server: String) -> String? {
+        guard let kernel = serverKernelCPU else { return nil }
+        let size = meetings > 1 ? "\(meetings) × \(senders) × \(receivers)" : "\(senders) × \(receivers)"
+        let user = serverCPU - kernel
+        return String(format: "%@ %@: server user %.1f %% (%.3f %% per forwarded stream), kernel %.1f %% (%.3f %%)",
+                      server, size, user * 100, user * 100 / Double(streams), kernel * 100,
+                      kernel * 100 / Double(streams))
     }
 
     /// The side-by-side Markdown table, one row per meeting, with the Janus/Carillon CPU ratio.
