@@ -28,9 +28,9 @@ public struct SimulcastLayerSetting: Sendable, Equatable {
     public var isActive: Bool { maxBitrateKbps > 0 }
 
     /// The least bitrate the layer is worth sending at, bit/s: 30 kbps for the lowest layer sent, else 150 kbps
-    /// (libwebrtc's minimum for a 640×360 layer). libwebrtc asks more of larger layers and probes the link to get
-    /// there; Carillon does not probe, and the estimate grows only to 1.5× what is sent, so an upper layer starts
-    /// small and grows with the estimate.
+    /// (libwebrtc's minimum for a 640×360 layer). libwebrtc asks more of larger layers; here an upper layer starts
+    /// small and grows with the estimate, which grows only to about 1.5× what is sent, and a layer the estimate
+    /// leaves off is brought back by probing the uplink toward its cap (`VideoSendStream`'s starved-layer probe).
     public func minimumBitrate(lowest: Bool) -> Int {
         lowest ? SimulcastUplinkPolicy.lowestLayerMinimumBitrate : SimulcastUplinkPolicy.upperLayerMinimumBitrate
     }
