@@ -1365,11 +1365,15 @@ class Meeting {
     return uplinkLayers(this.numParticipants, publishers.size + 1);
   }
 
-  /** Re-reads INDEX, roster, page and speaker: renegotiates if the streams or camera layers change, else updates preferences. */
-  evaluate() {
+  /**
+   * Re-reads INDEX, roster, page and speaker: renegotiates if the streams or camera layers change, else updates
+   * preferences. `withinSubscribes` is for `runSubscribes` itself, between two SUBSCRIBEs: it only marks one as wanted,
+   * which that loop then sends, so no second loop (and no second offer in flight) is started.
+   */
+  evaluate({withinSubscribes = false} = {}) {
     const conn = this.conn;
     if (!conn || conn.phase !== 'connected') return;
-    if (conn.subscribing) {
+    if (conn.subscribing && !withinSubscribes) {
       conn.evaluateWanted = true;
       return;
     }
@@ -1385,7 +1389,7 @@ class Meeting {
     const sameStreams = wanted.length === conn.slots.length && wanted.every(w => current.get(w.groupId)?.streamId === w.streamId);
     if (!sameStreams) conn.subscribeWanted = true;
     if (conn.subscribeWanted) {
-      this.runSubscribes(conn);
+      if (!withinSubscribes) this.runSubscribes(conn);
       return;
     }
     // Same streams: send only changed preferences.
@@ -1430,10 +1434,9 @@ class Meeting {
           conn.evaluateWanted = false;
           await Promise.race([this.subscribeOnce(conn, {initial: false}), conn.aborted]);
         } else {
+          // What changed while the last SUBSCRIBE was in flight: a new one (sent by this loop) or preferences.
           conn.evaluateWanted = false;
-          conn.subscribing = false;
-          this.evaluate();
-          conn.subscribing = true;
+          this.evaluate({withinSubscribes: true});
         }
       }
     } catch (error) {
