@@ -121,12 +121,11 @@ enum VideoOffer {
         let track = try #require(receiving.tracks.first)
         #expect(receiving.tracks.count == 1 && track.mid == "2" && track.streamId == 1)
         #expect(remote.retransmissionSSRCs?.media == track.ssrc)
-        // The publisher's camera m-line is answered recvonly, with its codecs (the JS client reads its send codec from
-        // it): nothing is sent there.
+        // The publisher's camera m-line is answered sendrecv (the JS client reads its send codec from it).
         let sending = try MeetingMediaNegotiation(offer: VideoOffer.make(receiveMids: []), certificate: certificate,
                                                   candidate: candidate, video: .init(sending: .allowed, receive: [nil]))
         let publisherAnswer = try SessionDescription(parsing: sending.answer)
-        #expect(publisherAnswer.media[1].direction == .recvonly && publisherAnswer.media[1].codecs.map(\.name) == ["VP8", "rtx"])
+        #expect(publisherAnswer.media[1].direction == .sendrecv && publisherAnswer.media[1].codecs.map(\.name) == ["VP8", "rtx"])
         #expect(sending.videoUplink?.ssrc == 1_111 && sending.videoUplink?.rtxSSRC == 2_222)
         // Refused as a sender: the camera m-line is inactive.
         let refused = try MeetingMediaNegotiation(offer: VideoOffer.make(receiveMids: []), certificate: certificate,

@@ -165,7 +165,7 @@ import Testing
             certificate: certificate, candidate: candidate,
             video: .init(sending: .allowed, receive: [nil], sendStreamIds: Self.streamIds))
         let taken = try SessionDescription(parsing: bundleOnly.answer)
-        #expect(taken.media[1].port == 4000 && taken.media[1].direction == .recvonly)
+        #expect(taken.media[1].port == 4000 && taken.media[1].direction == .sendrecv)
         #expect(taken.bundleGroups == [["0", "1"]])
         #expect(bundleOnly.videoUplink?.layers.map(\.rid) == ["low", "mid", "hi"])
 

@@ -115,12 +115,8 @@ package struct MeetingMediaNegotiation {
                 var answered: MediaDescription?
                 let clientSends = offered.direction == .sendrecv || offered.direction == .sendonly
                 if clientSends, video.sending == .allowed, uplink == nil {
-                    // Received only, even when offered sendrecv: nothing is ever sent on the camera's m-line, and a
-                    // browser that thinks it may receive there gives it the receive streams whose packets arrive
-                    // before their own m-line's answer is applied (Firefox then learns the new SSRC on the camera's
-                    // m-line by payload type, and the video m-line it was meant for never gets a packet).
-                    answered = VideoSessionDescription.answerMedia(offered, transport: local, direction: .recvonly,
-                                                                   sender: nil)
+                    answered = VideoSessionDescription.answerMedia(offered, transport: local,
+                                                                   direction: offered.direction.reversed, sender: nil)
                     if answered != nil { VideoUplinkLayerDescription.answerSimulcast(offered, in: &answered!) }
                     if let answered, let (vp8, rtx) = VideoSessionDescription.vp8(in: offered) {
                         let fid = offered.retransmissionSSRCs
