@@ -59,9 +59,9 @@ def test_guests_join_from_the_invite_link_and_meet_the_bots_and_each_other():
     assert len(off_page) == 1 and off_page[0]["framesDecoded"] == 0, remote
     second = [t for t in outcome["benSecondPage"] if not t["local"] and not t["content"] and t["onPage"]]
     assert [t["name"] for t in second] == [off_page[0]["name"]] and second[0]["framesDecoded"] > 15, second
-    # A dropped connection comes back by itself.
+    # A dropped connection comes back by itself, once for the one drop (a loaded machine may have caused one before).
     back = outcome["benReconnected"]
-    assert back["reconnects"] == 1 and back["state"] == "connected", back
+    assert back["reconnects"] == outcome["benReconnectsBeforeDrop"] + 1 and back["state"] == "connected", back
     # The join's steps, in ms from pressing Join, in order.
     steps = ["attendeeCreated", "signalingOpen", "joinAck", "index", "subscribeAck", "mediaConnected", "videoSubscribeAck",
              "firstRemoteFrame"]
