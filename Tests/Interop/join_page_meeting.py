@@ -216,10 +216,25 @@ def main():
         if screenshots:
             ada.screenshot(os.path.join(screenshots, "join-page-meeting.png"), 1280, 720)
 
-        # Ada shares her screen: a content tile for Ben and the bots.
+        # Ada shares her screen: a content tile for Ben and the bots. The share's first socket drops as soon as it
+        # opens (as a lost connection would): the page tries again by itself.
+        ada.evaluate("""(() => {
+            const Real = window.WebSocket;
+            let armed = true;
+            window.WebSocket = class extends Real {
+                constructor(url, protocols) {
+                    super(url, protocols);
+                    if (armed && [].concat(protocols ?? []).some(p => String(p).endsWith('#content'))) {
+                        armed = false;
+                        this.addEventListener('open', () => this.close(4500, 'test drop'), {once: true});
+                    }
+                }
+            };
+        })()""")
         ada.click("#share")
         result["benSeesShare"] = ben.wait_for(SNAPSHOT + """.then(s => s.tiles.some(t => t.content && t.name === 'Ada' &&
             t.framesDecoded > 5) && s.tiles.filter(t => t.content))""", timeout=60, description="Ben seeing Ada's share")
+        result["adaShareRetried"] = [line for line in ada.console if "share attempt 1 failed" in line]
         result["aliceSeesShare"] = wait_until("alice-bot decoding Ada's share", lambda:
             (last_video(alice[1], "#Ada#content") or {}).get("framesDecoded", 0) > 5 and last_video(alice[1], "#Ada#content"), 60)
 

@@ -1,8 +1,8 @@
 """The join page in a real browser (join_page_meeting.py, in a new network namespace with only loopback): headless
 Chromium with a fake camera and an 880 Hz microphone opens the invite link `carillon meeting invite` printed, joins
 as Ada, and meets two `carillon join` bots and, later, Ben on a second page. Asserted: each side decodes the others'
-cameras and hears the other side's sound, chat goes both ways and is replayed to Ben, Ada's screen share reaches Ben
-and a bot as a content tile, her mute reaches the bots, and her leaving reaches Ben. With CARILLON_SCREENSHOTS set
+cameras and hears the other side's sound, chat goes both ways and is replayed to Ben, Ada's screen share (its first
+socket dropped, so the page starts it again) reaches Ben and a bot as a content tile, her mute reaches the bots, and her leaving reaches Ben. With CARILLON_SCREENSHOTS set
 to a directory, the pre-join form and the four-person meeting are saved there (docs/ has them)."""
 import json
 import os
@@ -68,7 +68,9 @@ def test_guests_join_from_the_invite_link_and_meet_the_bots_and_each_other():
     timings = outcome["adaTimings"]
     assert [timings[step] for step in steps] == sorted(timings[step] for step in steps), timings
 
-    # Ada's screen share: a content tile for Ben, a `#content` tile for the bot.
+    # Ada's screen share, started again by the page after its first socket dropped: a content tile for Ben, a
+    # `#content` tile for the bot.
+    assert len(outcome["adaShareRetried"]) == 1, outcome["adaShareRetried"]
     share = outcome["benSeesShare"]
     assert len(share) == 1 and share[0]["framesDecoded"] > 5 and share[0]["width"] > 0, share
     assert outcome["aliceSeesShare"]["attendee"].endswith("#Ada#content"), outcome["aliceSeesShare"]

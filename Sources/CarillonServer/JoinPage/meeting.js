@@ -39,6 +39,8 @@ const CAMERA_CAPTURE = {width: {ideal: 960}, height: {ideal: 540}, frameRate: {i
 const CAMERA_FRAMERATE = 15;
 const CONTENT_FRAMERATE = 15;
 const CONTENT_MAX_BITRATE_KBPS = 1500;
+// A screen share's start is tried this many times (with the reconnect backoff between) while failures can be retried.
+const SHARE_START_ATTEMPTS = 3;
 const DEFAULT_PAGE_SIZE = 6;
 // Received video is paused (C→S PAUSE) once the tab has been hidden this long, and resumed when it shows again.
 // Long, because a hidden tab may still be heard and glanced back at (and headless Chromium hides every tab but the
@@ -1668,13 +1670,28 @@ class Meeting {
     const share = new ContentShare(this, stream);
     this.share = share;
     this.view.update();
-    try {
-      await share.start();
-    } catch (error) {
-      if (share.stopped) return;
-      log(`share failed: ${error.message}`);
-      this.view.toast(`Screen sharing failed: ${error.message}`, true);
-      await share.stop('failed');
+    // Like the meeting's own connection (and the Chime JS SDK's content session), a start that fails for a reason
+    // worth retrying (a timeout, a dropped socket) is tried again with backoff before the share gives up.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await share.start();
+        return;
+      } catch (error) {
+        if (share.stopped) return;
+        const failure = asSessionError(error);
+        if (failure.kind === 'retry' && attempt < SHARE_START_ATTEMPTS) {
+          const delay = backoffDelayMs(attempt);
+          log(`share attempt ${attempt} failed: ${failure.message}; retry in ${Math.round(delay)} ms`);
+          await share.discardAttempt();
+          await sleep(delay);
+          if (share.stopped) return;
+          continue;
+        }
+        log(`share failed: ${failure.message}`);
+        this.view.toast(`Screen sharing failed: ${failure.message}`, true);
+        await share.stop('failed');
+        return;
+      }
     }
   }
 
@@ -1816,7 +1833,8 @@ class Meeting {
 /**
  * The screen share: a second session as `<attendeeId>#content` (token `<JoinToken>#content`) with its own socket and
  * peer connection, sending one video encoding and no sound, never receiving video (signaling.md §3.25). It ends
- * when the shared track ends, when the person stops it, or when its connection fails.
+ * when the shared track ends, when the person stops it, when its live connection fails, or when its start has failed
+ * `SHARE_START_ATTEMPTS` times (or once, for a reason not worth retrying).
  */
 class ContentShare {
   constructor(meeting, stream) {
@@ -1899,6 +1917,16 @@ class ContentShare {
     this.live = true;
     log(`sharing the screen as ${this.attendeeId}`);
     meeting.view.update();
+  }
+
+  /** Closes a failed start's socket and peer connection (the shared track stays) so that `start` can run again. */
+  async discardAttempt() {
+    const channel = this.channel;
+    const pc = this.pc;
+    this.channel = null;
+    this.pc = null;
+    await channel?.close();
+    pc?.close();
   }
 
   async stop(reason) {
