@@ -77,12 +77,50 @@ struct VideoDownlinkAllocatorTests {
         #expect(allocator.allocate(estimateKbps: 1_150, sources: sources, now: Self.at(2))
                 == .init(paused: [2], probeKbps: 2_300))
         #expect(allocator.isPaused(2))
-        #expect(allocator.layerStream(of: 1, in: sources) == 13)
+        #expect(allocator.layerStream(of: 1) == 13)
         // Recovers: the resume is held for 2 s, then applied on the top layer.
         #expect(allocator.allocate(estimateKbps: 3_000, sources: sources, now: Self.at(3)) == .init())
         #expect(allocator.allocate(estimateKbps: 3_000, sources: sources, now: Self.at(4)) == .init())
         #expect(allocator.allocate(estimateKbps: 3_000, sources: sources, now: Self.at(5))
                 == .init(resumed: [2], layers: [2: 23]))
+    }
+
+    /// A new sender's layers join its ladder as they are measured. Before any is, the subscribed stream (the top
+    /// layer) stands in; once the lower ones are measured the receiver stays on the stream it has, not on the place
+    /// in the ladder (which now names the lowest layer). A layer that leaves the ladder moves its receivers at once.
+    @Test func whatAReceiverCarriesIsAStreamNotAPlaceOnTheLadder() {
+        var allocator = Allocator()
+        let standIn = Allocator.Source(groupId: 1, priority: 2, targetKbps: 10_000,
+                                       layers: [.init(streamId: 13, bitrateKbps: 0)])
+        #expect(allocator.allocate(estimateKbps: 2_500, sources: [standIn], lossSeen: false, now: Self.at(0))
+                == .init(layers: [1: 13]))
+        let measured = [Self.simulcast(1, priority: 2)]
+        #expect(allocator.allocate(estimateKbps: 2_500, sources: measured, lossSeen: false, now: Self.at(1)) == .init())
+        #expect(allocator.layerStream(of: 1) == 13)
+        // The sender turned its top layer off: the best layer left, at once.
+        let withoutTop = [Allocator.Source(groupId: 1, priority: 2, targetKbps: 10_000,
+                                           layers: Array(Self.simulcast(1, priority: 2).layers.prefix(2)))]
+        #expect(allocator.allocate(estimateKbps: 2_500, sources: withoutTop, lossSeen: false, now: Self.at(2))
+                == .init(layers: [1: 12]))
+    }
+
+    /// A new source served from its lowest layer (the only one measured yet) takes its upper layers as soon as they
+    /// are measured and fit: nothing was lowered, so there is nothing to hold against flapping. Once it has been
+    /// lowered, its upgrades are held again.
+    @Test func aSourceNeverLoweredTakesItsUpperLayersAtOnce() {
+        var allocator = Allocator()
+        let lowestOnly = [Allocator.Source(groupId: 1, priority: 2, targetKbps: 10_000,
+                                           layers: [Self.simulcast(1, priority: 2).layers[0]])]
+        #expect(allocator.allocate(estimateKbps: 2_500, sources: lowestOnly, lossSeen: false, now: Self.at(0))
+                == .init(layers: [1: 11]))
+        let sources = [Self.simulcast(1, priority: 2)]
+        #expect(allocator.allocate(estimateKbps: 2_500, sources: sources, lossSeen: false, now: Self.at(1))
+                == .init(layers: [1: 13]))
+        // Lowered by an estimate with loss, then room again: the upgrade waits 2 s.
+        #expect(allocator.allocate(estimateKbps: 500, sources: sources, now: Self.at(2)) == .init(layers: [1: 12]))
+        #expect(allocator.allocate(estimateKbps: 2_500, sources: sources, now: Self.at(3)) == .init())
+        #expect(allocator.allocate(estimateKbps: 2_500, sources: sources, now: Self.at(4)) == .init())
+        #expect(allocator.allocate(estimateKbps: 2_500, sources: sources, now: Self.at(5)) == .init(layers: [1: 13]))
     }
 
     /// Without loss, an estimate that fell to 0.85 × what flows (one overuse, whatever caused it) keeps the

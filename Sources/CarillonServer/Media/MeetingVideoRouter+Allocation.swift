@@ -90,7 +90,7 @@ extension MeetingVideoRouter {
             }
             if paused, !downlink.pausedByAllocator { withdrawQueued(downlink, of: id, now: now) }
             downlink.pausedByAllocator = paused
-            if !downlink.isPaused, let stream = allocator.layerStream(of: group, in: sources) {
+            if !downlink.isPaused, let stream = allocator.layerStream(of: group) {
                 outputs += selectLayer(stream, mid: downlink.negotiated.mid, for: id, now: now)
             }
         }
@@ -147,7 +147,7 @@ extension MeetingVideoRouter {
     private func shareAllocation(_ member: Member, sources: [VideoDownlinkAllocator.Source], allocator: VideoDownlinkAllocator) {
         let served = sources.filter { !allocator.isPaused($0.groupId) }
         func carried(_ source: VideoDownlinkAllocator.Source) -> Int {
-            let stream = allocator.layerStream(of: source.groupId, in: [source])
+            let stream = allocator.layerStream(of: source.groupId)
             return source.layers.first { $0.streamId == stream }?.bitrateKbps ?? source.layers.first?.bitrateKbps ?? 0
         }
         let used = served.reduce(0) { $0 + carried($1) }

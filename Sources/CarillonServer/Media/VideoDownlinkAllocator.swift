@@ -15,8 +15,11 @@ import NIOCore
 /// higher one loses anything. Sources that get nothing are paused.
 ///
 /// Hysteresis, so it does not flap: an estimate within ``changeThreshold`` of the one last acted on is ignored;
-/// lowering and pausing happen at once, but an upgrade or a resume is applied only once it has been wanted for
-/// ``upgradeHold``. Without recent loss (delay growth alone also comes from a receiver or a server that runs late):
+/// lowering and pausing happen at once, but once a source has been lowered or paused (on arrival too), an upgrade or a
+/// resume of it is applied only after it has been wanted for ``upgradeHold``. A source never lowered takes each step up at once: a
+/// new sender's upper layers join its ladder a report or two after its lowest one, as they are measured, and holding
+/// those steps would show a new camera small for seconds with nothing to flap. What a receiver carries is kept as a
+/// stream, not a place on the ladder, so a layer joining or leaving the ladder moves no one. Without recent loss (delay growth alone also comes from a receiver or a server that runs late):
 /// ``acknowledgedShare`` of what the receiver acknowledges may be used whatever the estimate, an estimate within
 /// ``holdFraction`` of what is sent keeps the current allocation, and nothing is paused (a served source is only
 /// lowered, a new one served at its lowest layer) unless estimate and acknowledged rate have both stayed below
@@ -118,8 +121,10 @@ struct VideoDownlinkAllocator: Sendable {
         var startEstimateKbps: Int
     }
 
-    /// The layer index each known group carries; nil when paused.
-    private(set) var chosen: [UInt32: Int?] = [:]
+    /// The stream each known group carries; nil when paused.
+    private(set) var chosen: [UInt32: UInt32?] = [:]
+    /// Groups this allocation has lowered or paused (on arrival included): their upgrades and resumes are held.
+    private var lowered: Set<UInt32> = []
     /// The estimate the allocation acts on (changes under ``changeThreshold`` are ignored).
     private(set) var acceptedEstimateKbps: Int?
     private var upgradeWantedSince: [UInt32: NIODeadline] = [:]
@@ -136,11 +141,7 @@ struct VideoDownlinkAllocator: Sendable {
     var isProbing: Bool { probe != nil }
 
     /// The stream of the layer `groupId` carries, nil when it is paused or unknown.
-    func layerStream(of groupId: UInt32, in sources: [Source]) -> UInt32? {
-        guard let index = chosen[groupId] ?? nil, let source = sources.first(where: { $0.groupId == groupId }),
-              index < source.layers.count else { return nil }
-        return source.layers[index].streamId
-    }
+    func layerStream(of groupId: UInt32) -> UInt32? { chosen[groupId] ?? nil }
 
     /// Whether `groupId` is paused by the allocation.
     func isPaused(_ groupId: UInt32) -> Bool { chosen[groupId].map { $0 == nil } ?? false }
@@ -158,6 +159,7 @@ struct VideoDownlinkAllocator: Sendable {
         for gone in chosen.keys where !groups.contains(gone) {
             chosen[gone] = nil
             upgradeWantedSince[gone] = nil
+            lowered.remove(gone)
         }
         if let accepted = acceptedEstimateKbps {
             if Double(abs(estimateKbps - accepted)) >= Self.changeThreshold * Double(accepted) {
@@ -217,32 +219,46 @@ struct VideoDownlinkAllocator: Sendable {
     /// What the current allocation sends: the measured bitrates of the layers it carries.
     private func servedKbps(_ sources: [Source]) -> Int {
         sources.reduce(0) { total, source in
-            guard let index = chosen[source.groupId] ?? nil, index < source.layers.count else { return total }
-            return total + source.layers[index].bitrateKbps
+            guard let stream = chosen[source.groupId] ?? nil,
+                  let layer = source.layers.first(where: { $0.streamId == stream }) else { return total }
+            return total + layer.bitrateKbps
         }
     }
 
-    /// Moves ``chosen`` toward `plan`: lowering and pausing at once, upgrades and resumes after ``upgradeHold``; new
-    /// groups at once.
+    /// Moves ``chosen`` toward `plan`: lowering and pausing at once; new groups, and groups never lowered, at once;
+    /// an upgrade or a resume of a group lowered before after ``upgradeHold``.
     private mutating func apply(_ plan: Plan, sources: [Source], now: NIODeadline) -> Changes {
         var changes = Changes()
         for source in sources.sorted(by: { $0.groupId < $1.groupId }) {
             let group = source.groupId
             guard let wanted = plan.layers[group] else { continue }
-            let current = chosen[group]
+            let previous = chosen[group]
+            // Where the group stands on this call's ladder; a stream the ladder no longer offers (its sender turned
+            // that layer off) counts as not served yet.
+            let current: Int??
+            switch previous {
+            case .none: current = .none
+            case .some(.none): current = .some(nil)
+            case .some(.some(let stream)): current = source.layers.firstIndex { $0.streamId == stream }.map { .some($0) }
+            }
             let next: Int?
             switch (current, wanted) {
             case (.none, _):
                 next = wanted
+                if wanted == nil { lowered.insert(group) }
             case (.some(let was?), let want?) where want < was:
                 next = want
+                lowered.insert(group)
             case (.some(.some), .none):
                 next = nil
+                lowered.insert(group)
             case (.some(let was), let want) where was == want:
                 next = want
             default:
-                // An upgrade or a resume: held.
-                if let since = upgradeWantedSince[group], now - since >= Self.upgradeHold {
+                // An upgrade or a resume: at once for a group never lowered, else held.
+                if !lowered.contains(group) {
+                    next = wanted
+                } else if let since = upgradeWantedSince[group], now - since >= Self.upgradeHold {
                     next = wanted
                 } else {
                     if upgradeWantedSince[group] == nil { upgradeWantedSince[group] = now }
@@ -250,12 +266,12 @@ struct VideoDownlinkAllocator: Sendable {
                 }
             }
             upgradeWantedSince[group] = nil
-            let previous = chosen[group]
-            chosen[group] = .some(next)
-            if previous == .some(next) { continue }
-            if let next {
+            let stream = next.map { source.layers[$0].streamId }
+            chosen[group] = .some(stream)
+            if previous == .some(stream) { continue }
+            if let stream {
                 if case .some(.none) = previous { changes.resumed.append(group) }
-                changes.layers[group] = source.layers[next].streamId
+                changes.layers[group] = stream
             } else {
                 changes.paused.append(group)
             }
