@@ -169,12 +169,33 @@ enum VideoOffer {
         let sequences = forwarded.map(\.sequenceNumber)
         #expect(sequences[1] == sequences[0] &+ 1 && sequences[2] == sequences[1] &+ 1)
         #expect(try VP8PayloadDescriptor(parsing: forwarded[0].payload).isStartOfFrame)
-        // The receiver negotiated transport-cc: one extension, the downlink's own transport-wide numbers from 0.
-        #expect(forwarded.map { $0.extensions.map(\.id) } == [[3], [3], [3]])
+        // The receiver negotiated transport-cc and the MID: the downlink's own transport-wide numbers from 0, and its
+        // m-line's mid on every packet.
+        #expect(forwarded.map { $0.extensions.map(\.id) } == [[3, 4], [3, 4], [3, 4]])
         #expect(forwarded.compactMap(Self.transportSequenceNumber) == [0, 1, 2])
+        #expect(forwarded.allSatisfy { $0.extensionValue(id: 4).map { Array($0) } == Array("2".utf8) })
         let next = rtp(camera.frame(key: false).flatMap { core.receive($0, from: publisher, now: later) }, to: receiver)
         #expect(next.first?.sequenceNumber == sequences[2] &+ 1)
         #expect(next.first?.timestamp == forwarded[0].timestamp &+ 6_000)
+    }
+
+    /// The downlink's header extensions in the one-byte form, padded to whole words: the MID alone, after the
+    /// transport-wide number, or left out when over 16 bytes (the form's limit).
+    @Test func aDownlinkPacketCarriesItsMidInTheOneByteForm() throws {
+        let media = RTPPacket(marker: true, payloadType: 96, sequenceNumber: 7, timestamp: 9, ssrc: 5, payload: [1, 2, 3][...])
+        var bytes: [UInt8] = []
+        MeetingVideoRouter.writeDownlinkPacket(media, payloadType: 100, transportCCExtensionId: nil, mid: (4, "10"),
+                                               into: &bytes)
+        #expect(Array(bytes[12...]) == [0xBE, 0xDE, 0, 1, 0x41, 0x31, 0x30, 0, 1, 2, 3])
+        MeetingVideoRouter.writeDownlinkPacket(media, payloadType: 100, transportCCExtensionId: 3, mid: (4, "2"),
+                                               into: &bytes)
+        #expect(Array(bytes[12...]) == [0xBE, 0xDE, 0, 2, 0x31, 0, 0, 0x40, 0x32, 0, 0, 0, 1, 2, 3])
+        let parsed = try RTPPacket(parsing: bytes)
+        #expect(parsed.payloadType == 100 && parsed.marker && Array(parsed.payload) == [1, 2, 3])
+        #expect(parsed.extensionValue(id: 4).map { Array($0) } == [0x32])
+        MeetingVideoRouter.writeDownlinkPacket(media, payloadType: 100, transportCCExtensionId: nil,
+                                               mid: (4, String(repeating: "m", count: 17)), into: &bytes)
+        #expect(bytes[0] == 0x80 && Array(bytes[12...]) == [1, 2, 3])
     }
 
     @Test func onlyANewOrSwitchedDownlinkAsksThePublisherForAKeyFrame() throws {

@@ -52,6 +52,9 @@ package struct MeetingMediaNegotiation {
         let feedback: Set<String>
         /// The id of the transport-wide sequence number extension, when the m-line negotiated it and `transport-cc`.
         var transportCCExtensionId: UInt8? = nil
+        /// The id of the MID extension, when the m-line negotiated it: every forwarded packet names its m-line, so a
+        /// receiver demultiplexes by it (RFC 8843 §9.2) before the answer's SSRCs are applied.
+        var midExtensionId: UInt8? = nil
     }
 
     /// The SDP answer for SUBSCRIBE_ACK.
@@ -146,7 +149,8 @@ package struct MeetingMediaNegotiation {
                             mid: mid, source: wanted, payloadType: vp8.payloadType, rtxPayloadType: rtx?.payloadType,
                             ssrc: downSSRC, rtxSSRC: rtx == nil ? nil : rtxSSRC, feedback: feedback,
                             transportCCExtensionId: feedback.contains("transport-cc")
-                                ? answered.extensionId(for: SDPExtension.transportWideCCURI) : nil))
+                                ? answered.extensionId(for: SDPExtension.transportWideCCURI) : nil,
+                            midExtensionId: answered.extensionId(for: SDPExtension.midURI)))
                     }
                 }
                 // A video m-line this server does not use stays in the bundle, inactive (or rejected without VP8). A

@@ -105,6 +105,7 @@ extension MeetingVideoRouter {
         var bytes = pool.take()
         Self.writeDownlinkPacket(media, payloadType: downlink.negotiated.payloadType,
                                  transportCCExtensionId: members[receiver]?.control?.sender.transportCCExtensionId,
+                                 mid: downlink.negotiated.midExtensionId.map { ($0, downlink.negotiated.mid) },
                                  into: &bytes)
         guard let header = try? RTPHeader(reading: bytes),
               downlink.rewriter.rewrite(&bytes, header: header, now: now) == .forward,
@@ -139,32 +140,48 @@ extension MeetingVideoRouter {
     }
 
 
-    /// A downlink's copy of `media` in one array sized for SRTP: its header with `payloadType`, no extension but a
-    /// transport-wide sequence number when the downlink is congestion controlled (zero here: it is written as the
-    /// packet leaves the pacer), and the payload. The rewriter then gives it the downlink's SSRC and numbers.
+    /// A downlink's copy of `media` in one array sized for SRTP: its header with `payloadType`; the one-byte-form
+    /// extensions (RFC 8285 §4.2) of the downlink, none of the publisher's: a transport-wide sequence number when the
+    /// downlink is congestion controlled (zero here: it is written as the packet leaves the pacer) and the m-line's
+    /// MID when negotiated (RFC 8843 §9.2; skipped for a MID over 16 bytes, which the one-byte form cannot carry);
+    /// then the payload. The rewriter then gives it the downlink's SSRC and numbers.
+    ///
+    /// Why the MID: the answer accepts the extension, and a receiver that gets a stream's first packets before it
+    /// applied the answer declaring their SSRC can place them by it instead of guessing (by payload type, say).
+    ///
     /// It is written into `bytes`, emptied first with its storage kept: a pooled array of
-    /// ``DatagramBufferPool/bufferCapacity`` holds a packet of up to 1464 payload bytes without growing.
+    /// ``DatagramBufferPool/bufferCapacity`` holds a packet of up to 1448 payload bytes (whatever the MID) without
+    /// growing.
     static func writeDownlinkPacket(_ media: RTPPacket, payloadType: UInt8, transportCCExtensionId: UInt8?,
-                                    into bytes: inout [UInt8]) {
-        let extensionBytes = transportCCExtensionId == nil ? 0 : 8
+                                    mid: (id: UInt8, value: String)? = nil, into bytes: inout [UInt8]) {
+        let midLength = mid.map { $0.value.utf8.count } ?? 0
+        let writesMid = mid.map { (1...14).contains($0.id) } == true && (1...16).contains(midLength)
+        let elementBytes = (transportCCExtensionId == nil ? 0 : 3) + (writesMid ? 1 + midLength : 0)
+        let words = (elementBytes + 3) / 4
         bytes.removeAll(keepingCapacity: true)
-        bytes.reserveCapacity(12 + extensionBytes + media.payload.count + SRTPProfile.maximumRTPTrailerLength)
-        bytes.append(0x80 | (transportCCExtensionId == nil ? 0 : 0x10))
+        bytes.reserveCapacity(12 + (words > 0 ? 4 + 4 * words : 0) + media.payload.count
+                              + SRTPProfile.maximumRTPTrailerLength)
+        bytes.append(0x80 | (words > 0 ? 0x10 : 0))
         bytes.append((media.marker ? 0x80 : 0) | payloadType & 0x7F)
         bytes.append(UInt8(media.sequenceNumber >> 8))
         bytes.append(UInt8(truncatingIfNeeded: media.sequenceNumber))
         for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: media.timestamp >> shift)) }
         for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: media.ssrc >> shift)) }
-        if let id = transportCCExtensionId {
-            // One-byte form (RFC 8285 §4.2), one word of elements: the 2-byte value and a padding byte.
+        if words > 0 {
             bytes.append(0xBE)
             bytes.append(0xDE)
-            bytes.append(0)
-            bytes.append(1)
-            bytes.append(id << 4 | 1)
-            bytes.append(0)
-            bytes.append(0)
-            bytes.append(0)
+            bytes.append(UInt8(words >> 8))
+            bytes.append(UInt8(truncatingIfNeeded: words))
+            if let id = transportCCExtensionId {
+                bytes.append(id << 4 | 1)
+                bytes.append(0)
+                bytes.append(0)
+            }
+            if writesMid, let mid {
+                bytes.append(mid.id << 4 | UInt8(midLength - 1))
+                bytes.append(contentsOf: mid.value.utf8)
+            }
+            for _ in elementBytes..<(4 * words) { bytes.append(0) }
         }
         bytes.append(contentsOf: media.payload)
     }
