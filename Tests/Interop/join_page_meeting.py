@@ -238,6 +238,20 @@ def main():
         result["aliceSeesShare"] = wait_until("alice-bot decoding Ada's share", lambda:
             (last_video(alice[1], "#Ada#content") or {}).get("framesDecoded", 0) > 5 and last_video(alice[1], "#Ada#content"), 60)
 
+        # The live share's socket closes (as a server going away closes it): Ada's page connects the share again by
+        # itself, and alice-bot decodes it again (a new tile, or the same one with its frame count growing).
+        ada.evaluate("window.carillonMeeting.meeting.share.channel.socket.close(4500, 'test drop')")
+        wait_until("Ada's page noticing the share's lost connection",
+                   lambda: any("share connection lost" in line for line in ada.console), 10)
+        result["adaShareReconnected"] = ada.wait_for(SNAPSHOT + """.then(s => s.sharing && s.shareOut.framesEncoded > 5 &&
+            s.shareOut)""", timeout=60, description="Ada's share live again")
+        before = last_video(alice[1], "#Ada#content")
+        result["aliceSeesShareAgain"] = wait_until("alice-bot decoding Ada's share again", lambda: (lambda now: now and (
+            now["tileId"] != before["tileId"] and now["framesDecoded"] > 5 or
+            now["tileId"] == before["tileId"] and now["framesDecoded"] > before["framesDecoded"] + 5) and now)(
+            last_video(alice[1], "#Ada#content")), 60)
+        result["adaShareLost"] = [line for line in ada.console if "share connection lost" in line]
+
         # Ada mutes: the bots are told.
         ada.click("#mute")
         result["aliceSeesMute"] = wait_until("alice-bot seeing Ada muted", lambda: [

@@ -1670,29 +1670,7 @@ class Meeting {
     const share = new ContentShare(this, stream);
     this.share = share;
     this.view.update();
-    // Like the meeting's own connection (and the Chime JS SDK's content session), a start that fails for a reason
-    // worth retrying (a timeout, a dropped socket) is tried again with backoff before the share gives up.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await share.start();
-        return;
-      } catch (error) {
-        if (share.stopped) return;
-        const failure = asSessionError(error);
-        if (failure.kind === 'retry' && attempt < SHARE_START_ATTEMPTS) {
-          const delay = backoffDelayMs(attempt);
-          log(`share attempt ${attempt} failed: ${failure.message}; retry in ${Math.round(delay)} ms`);
-          await share.discardAttempt();
-          await sleep(delay);
-          if (share.stopped) return;
-          continue;
-        }
-        log(`share failed: ${failure.message}`);
-        this.view.toast(`Screen sharing failed: ${failure.message}`, true);
-        await share.stop('failed');
-        return;
-      }
-    }
+    await share.run();
   }
 
   /** LEAVE, LEAVE_ACK (at most 2 s), close; then the "You left" screen. */
@@ -1832,9 +1810,11 @@ class Meeting {
 
 /**
  * The screen share: a second session as `<attendeeId>#content` (token `<JoinToken>#content`) with its own socket and
- * peer connection, sending one video encoding and no sound, never receiving video (signaling.md §3.25). It ends
- * when the shared track ends, when the person stops it, when its live connection fails, or when its start has failed
- * `SHARE_START_ATTEMPTS` times (or once, for a reason not worth retrying).
+ * peer connection, sending one video encoding and no sound, never receiving video (signaling.md §3.25). Like the
+ * meeting's own connection (and the Chime JS SDK's content session), it keeps itself up: a live share whose socket
+ * closes, whose server stops answering or whose media connection fails connects again, and a try that fails for a
+ * reason worth retrying is tried again with backoff. It ends when the shared track ends, when the person stops it,
+ * on a failure not worth retrying, or after `SHARE_START_ATTEMPTS` failed tries in a row.
  */
 class ContentShare {
   constructor(meeting, stream) {
@@ -1846,7 +1826,52 @@ class ContentShare {
     this.pc = null;
     this.live = false;
     this.stopped = false;
+    /** Resolves the live connection's loss (set while live). */
+    this.reportLost = null;
     this.track.addEventListener('ended', () => this.stop('the shared screen ended'));
+  }
+
+  /** Starts the share and keeps it up until it stops (see the class). */
+  async run() {
+    let failedTries = 0;
+    for (;;) {
+      let failure;
+      try {
+        const lost = new Promise(resolve => { this.reportLost = resolve; });
+        await this.start();
+        if (this.stopped) return;
+        failedTries = 0;
+        const error = await lost;
+        if (this.stopped) return;
+        log(`share connection lost: ${error.message}; reconnecting`);
+        await this.discardAttempt();
+        continue;
+      } catch (error) {
+        if (this.stopped) return;
+        failure = asSessionError(error);
+      }
+      failedTries++;
+      if (failure.kind === 'retry' && failedTries < SHARE_START_ATTEMPTS) {
+        const delay = backoffDelayMs(failedTries);
+        log(`share attempt ${failedTries} failed: ${failure.message}; retry in ${Math.round(delay)} ms`);
+        await this.discardAttempt();
+        await sleep(delay);
+        if (this.stopped) return;
+        continue;
+      }
+      log(`share failed: ${failure.message}`);
+      this.meeting.view.toast(`Screen sharing failed: ${failure.message}`, true);
+      await this.stop('failed');
+      return;
+    }
+  }
+
+  /** The live connection is lost: `run` connects again. */
+  connectionLost(error) {
+    if (!this.live || this.stopped) return;
+    this.live = false;
+    this.meeting.view.update();
+    this.reportLost?.(error);
   }
 
   get attendeeId() {
@@ -1861,7 +1886,8 @@ class ContentShare {
     const failed = new Promise((_, reject) => { fail = reject; });
     failed.catch(() => {});
     const guard = promise => Promise.race([promise, failed]);
-    this.channel = new SignalingChannel({
+    // A late event of an earlier try's socket must not end this one.
+    const channel = new SignalingChannel({
       url, token, label: 'content',
       onFrame: frame => {
         const outcome = errorStatusOutcome(frame.error?.status)
@@ -1874,14 +1900,17 @@ class ContentShare {
         }
       },
       onClose: code => {
-        fail(new SessionError('retry', `connection closed (${code})`));
-        if (this.live) {
-          meeting.view.toast('Screen sharing stopped: its connection was lost.', true);
-          this.stop('connection lost');
-        }
+        const error = new SessionError('retry', `connection closed (${code})`);
+        fail(error);
+        if (channel === this.channel) this.connectionLost(error);
       },
-      onUnhealthy: () => this.stop('the server stopped answering'),
+      onUnhealthy: () => {
+        const error = new SessionError('retry', 'the server stopped answering');
+        fail(error);
+        if (channel === this.channel) this.connectionLost(error);
+      },
     });
+    this.channel = channel;
     await guard(this.channel.open(CONNECTION_TIMEOUT_MS));
     const joinAck = this.channel.expect(FrameType.JOIN_ACK);
     const index = this.channel.expect(FrameType.INDEX);
@@ -1896,6 +1925,18 @@ class ContentShare {
     }
     const pc = new RTCPeerConnection(configuration);
     this.pc = pc;
+    pc.addEventListener('iceconnectionstatechange', () => {
+      clearTimeout(this.iceTimer);
+      if (pc !== this.pc) return;
+      if (pc.iceConnectionState === 'failed') this.connectionLost(new SessionError('retry', 'the media connection failed'));
+      if (pc.iceConnectionState === 'disconnected') {
+        this.iceTimer = setTimeout(() => {
+          if (pc === this.pc && pc.iceConnectionState === 'disconnected') {
+            this.connectionLost(new SessionError('retry', 'the media connection was lost'));
+          }
+        }, ICE_DISCONNECTED_GRACE_MS);
+      }
+    });
     pc.addTransceiver('audio', {direction: 'sendrecv', streams: [this.stream]});
     this.transceiver = pc.addTransceiver(this.track, {
       direction: 'sendrecv', streams: [this.stream],
@@ -1925,6 +1966,7 @@ class ContentShare {
     const pc = this.pc;
     this.channel = null;
     this.pc = null;
+    clearTimeout(this.iceTimer);
     await channel?.close();
     pc?.close();
   }
@@ -1937,6 +1979,8 @@ class ContentShare {
     if (this.meeting.share === this) this.meeting.share = null;
     this.meeting.view.update();
     this.track.stop();
+    clearTimeout(this.iceTimer);
+    this.reportLost?.(new SessionError('terminal', reason));
     if (this.channel?.isOpen) {
       const ack = this.channel.expect(FrameType.LEAVE_ACK, LEAVE_ACK_TIMEOUT_MS);
       this.channel.send(leaveFrame());
