@@ -182,7 +182,8 @@ enum VideoOffer {
     /// The downlink's header extensions in the one-byte form, padded to whole words: the MID alone, after the
     /// transport-wide number, or left out when over 16 bytes (the form's limit).
     @Test func aDownlinkPacketCarriesItsMidInTheOneByteForm() throws {
-        let media = RTPPacket(marker: true, payloadType: 96, sequenceNumber: 7, timestamp: 9, ssrc: 5, payload: [1, 2, 3][...])
+        let media = RTPPacket(marker: true, payloadType: 96, sequenceNumber: 7, timestamp: 9, ssrc: 5,
+                              payload: [1, 2, 3][...])
         var bytes: [UInt8] = []
         MeetingVideoRouter.writeDownlinkPacket(media, payloadType: 100, transportCCExtensionId: nil, mid: (4, "10"),
                                                into: &bytes)

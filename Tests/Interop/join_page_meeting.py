@@ -243,13 +243,17 @@ def main():
         ada.evaluate("window.carillonMeeting.meeting.share.channel.socket.close(4500, 'test drop')")
         wait_until("Ada's page noticing the share's lost connection",
                    lambda: any("share connection lost" in line for line in ada.console), 10)
-        result["adaShareReconnected"] = ada.wait_for(SNAPSHOT + """.then(s => s.sharing && s.shareOut.framesEncoded > 5 &&
-            s.shareOut)""", timeout=60, description="Ada's share live again")
+        result["adaShareReconnected"] = ada.wait_for(
+            SNAPSHOT + ".then(s => s.sharing && s.shareOut.framesEncoded > 5 && s.shareOut)", timeout=60,
+            description="Ada's share live again")
         before = last_video(alice[1], "#Ada#content")
-        result["aliceSeesShareAgain"] = wait_until("alice-bot decoding Ada's share again", lambda: (lambda now: now and (
-            now["tileId"] != before["tileId"] and now["framesDecoded"] > 5 or
-            now["tileId"] == before["tileId"] and now["framesDecoded"] > before["framesDecoded"] + 5) and now)(
-            last_video(alice[1], "#Ada#content")), 60)
+
+        def decoding_again():
+            now = last_video(alice[1], "#Ada#content")
+            grown = now and (now["framesDecoded"] > 5 if now["tileId"] != before["tileId"]
+                             else now["framesDecoded"] > before["framesDecoded"] + 5)
+            return grown and now
+        result["aliceSeesShareAgain"] = wait_until("alice-bot decoding Ada's share again", decoding_again, 60)
         result["adaShareLost"] = [line for line in ada.console if "share connection lost" in line]
 
         # Ada mutes: the bots are told.

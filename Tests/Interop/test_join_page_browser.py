@@ -3,8 +3,8 @@ Chromium with a fake camera and an 880 Hz microphone opens the invite link `cari
 as Ada, and meets two `carillon join` bots and, later, Ben on a second page. Asserted: each side decodes the others'
 cameras and hears the other side's sound, chat goes both ways and is replayed to Ben, Ada's screen share (its first
 socket dropped, so the page starts it again) reaches Ben and a bot as a content tile and comes back by itself when its
-live socket drops, her mute reaches the bots, and her leaving reaches Ben. With CARILLON_SCREENSHOTS set to a directory, the pre-join form and the four-person meeting
-are saved there (docs/ has them)."""
+live socket drops, her mute reaches the bots, and her leaving reaches Ben. With CARILLON_SCREENSHOTS set to a
+directory, the pre-join form and the four-person meeting are saved there (docs/ has them)."""
 import json
 import os
 import subprocess

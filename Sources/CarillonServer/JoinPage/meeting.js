@@ -1928,7 +1928,9 @@ class ContentShare {
     pc.addEventListener('iceconnectionstatechange', () => {
       clearTimeout(this.iceTimer);
       if (pc !== this.pc) return;
-      if (pc.iceConnectionState === 'failed') this.connectionLost(new SessionError('retry', 'the media connection failed'));
+      if (pc.iceConnectionState === 'failed') {
+        this.connectionLost(new SessionError('retry', 'the media connection failed'));
+      }
       if (pc.iceConnectionState === 'disconnected') {
         this.iceTimer = setTimeout(() => {
           if (pc === this.pc && pc.iceConnectionState === 'disconnected') {

@@ -16,10 +16,11 @@ import NIOCore
 ///
 /// Hysteresis, so it does not flap: an estimate within ``changeThreshold`` of the one last acted on is ignored;
 /// lowering and pausing happen at once, but once a source has been lowered or paused (on arrival too), an upgrade or a
-/// resume of it is applied only after it has been wanted for ``upgradeHold``. A source never lowered takes each step up at once: a
-/// new sender's upper layers join its ladder a report or two after its lowest one, as they are measured, and holding
-/// those steps would show a new camera small for seconds with nothing to flap. What a receiver carries is kept as a
-/// stream, not a place on the ladder, so a layer joining or leaving the ladder moves no one. Without recent loss (delay growth alone also comes from a receiver or a server that runs late):
+/// resume of it is applied only after it has been wanted for ``upgradeHold``. A source never lowered takes each step
+/// up at once: a new sender's upper layers join its ladder a report or two after its lowest one, as they are
+/// measured, and holding those steps would show a new camera small for seconds with nothing to flap. What a receiver
+/// carries is kept as a stream, not a place on the ladder, so a layer joining or leaving the ladder moves no one.
+/// Without recent loss (delay growth alone also comes from a receiver or a server that runs late):
 /// ``acknowledgedShare`` of what the receiver acknowledges may be used whatever the estimate, an estimate within
 /// ``holdFraction`` of what is sent keeps the current allocation, and nothing is paused (a served source is only
 /// lowered, a new one served at its lowest layer) unless estimate and acknowledged rate have both stayed below
@@ -239,7 +240,8 @@ struct VideoDownlinkAllocator: Sendable {
             switch previous {
             case .none: current = .none
             case .some(.none): current = .some(nil)
-            case .some(.some(let stream)): current = source.layers.firstIndex { $0.streamId == stream }.map { .some($0) }
+            case .some(.some(let stream)):
+                current = source.layers.firstIndex { $0.streamId == stream }.map { .some($0) }
             }
             let next: Int?
             switch (current, wanted) {
