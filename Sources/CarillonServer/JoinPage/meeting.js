@@ -1843,6 +1843,13 @@ class ContentShare {
         failedTries = 0;
         const error = await lost;
         if (this.stopped) return;
+        if (error.kind !== 'retry') {
+          // Refused, replaced, removed or ended: connecting again would only be refused again (or take the share
+          // back from whoever replaced it).
+          this.meeting.view.toast(`Screen sharing stopped: ${error.message}`, true);
+          await this.stop(error.message);
+          return;
+        }
         log(`share connection lost: ${error.message}; reconnecting`);
         await this.discardAttempt();
         continue;
@@ -1866,7 +1873,7 @@ class ContentShare {
     }
   }
 
-  /** The live connection is lost: `run` connects again. */
+  /** The live connection is lost: `run` connects again when `error` is worth retrying, else ends the share. */
   connectionLost(error) {
     if (!this.live || this.stopped) return;
     this.live = false;
@@ -1886,6 +1893,8 @@ class ContentShare {
     const failed = new Promise((_, reject) => { fail = reject; });
     failed.catch(() => {});
     const guard = promise => Promise.race([promise, failed]);
+    // What a close means depends on how far the try got, as for the meeting's connection (`closeOutcome`).
+    let phase = 'joining';
     // A late event of an earlier try's socket must not end this one.
     const channel = new SignalingChannel({
       url, token, label: 'content',
@@ -1893,14 +1902,16 @@ class ContentShare {
         const outcome = errorStatusOutcome(frame.error?.status)
           ?? (frame.type === FrameType.AUDIO_STATUS ? audioStatusOutcome(frame.audio_status?.audio_status) : null);
         if (outcome && outcome.kind !== 'view-only') {
-          fail(new SessionError(outcome.kind, outcome.message));
-          if (this.live) this.stop(outcome.message);
+          const error = new SessionError(outcome.kind, outcome.message);
+          fail(error);
+          if (channel === this.channel) this.connectionLost(error);
         } else if (outcome) {
           fail(new SessionError('terminal', 'The meeting cannot take another screen share now.'));
         }
       },
       onClose: code => {
-        const error = new SessionError('retry', `connection closed (${code})`);
+        const outcome = closeOutcome(this.live ? 'connected' : phase, code);
+        const error = new SessionError(outcome.kind, outcome.message);
         fail(error);
         if (channel === this.channel) this.connectionLost(error);
       },
@@ -1917,6 +1928,7 @@ class ContentShare {
     this.channel.send(joinFrame({audioSessionId: random32(), content: true, clientDetails: browserClientDetails()}));
     const ack = (await guard(joinAck)).joinack ?? {};
     await guard(index);
+    phase = 'subscribing';
     const configuration = {bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require', iceServers: []};
     if (ack.turn_credentials?.uris?.length) {
       configuration.iceServers = [{urls: ack.turn_credentials.uris, username: ack.turn_credentials.username ?? '',
