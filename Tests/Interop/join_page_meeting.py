@@ -256,6 +256,21 @@ def main():
         result["aliceSeesShareAgain"] = wait_until("alice-bot decoding Ada's share again", decoding_again, 60)
         result["adaShareLost"] = [line for line in ada.console if "share connection lost" in line]
 
+        # A second share of Ada's (as from another tab) replaces the live one's socket: the replaced share stops for
+        # good, with its message, instead of connecting again (which would take the share back, in a loop).
+        ada.evaluate("""(() => {
+            const meeting = window.carillonMeeting.meeting;
+            window.carillonFirstShare = meeting.share;
+            const second = new meeting.share.constructor(meeting, new MediaStream([meeting.share.track.clone()]));
+            window.carillonSecondShare = second;
+            second.start().catch(error => console.log('carillon: second share failed: ' + error.message));
+        })()""")
+        ada.wait_for("window.carillonSecondShare.live && window.carillonFirstShare.stopped", timeout=60,
+                     description="the second share live and the replaced one stopped")
+        result["adaShareReplaced"] = [line for line in ada.console if "screen share stopped" in line]
+        result["adaShareLostAfterReplace"] = [line for line in ada.console if "share connection lost" in line]
+        ada.evaluate("window.carillonSecondShare.stop('test over')")
+
         # Ada mutes: the bots are told.
         ada.click("#mute")
         result["aliceSeesMute"] = wait_until("alice-bot seeing Ada muted", lambda: [

@@ -3,8 +3,9 @@ Chromium with a fake camera and an 880 Hz microphone opens the invite link `cari
 as Ada, and meets two `carillon join` bots and, later, Ben on a second page. Asserted: each side decodes the others'
 cameras and hears the other side's sound, chat goes both ways and is replayed to Ben, Ada's screen share (its first
 socket dropped, so the page starts it again) reaches Ben and a bot as a content tile and comes back by itself when its
-live socket drops, her mute reaches the bots, and her leaving reaches Ben. With CARILLON_SCREENSHOTS set to a
-directory, the pre-join form and the four-person meeting are saved there (docs/ has them)."""
+live socket drops (and stops for good when a second share of hers replaces it), her mute reaches the bots, and her
+leaving reaches Ben. With CARILLON_SCREENSHOTS set to a directory, the pre-join form and the four-person meeting
+are saved there (docs/ has them)."""
 import json
 import os
 import subprocess
@@ -78,6 +79,9 @@ def test_guests_join_from_the_invite_link_and_meet_the_bots_and_each_other():
     # Its live connection dropped: the page connected it again once, and alice-bot decodes it again.
     assert len(outcome["adaShareLost"]) == 1, outcome["adaShareLost"]
     assert outcome["aliceSeesShareAgain"]["attendee"].endswith("#Ada#content"), outcome["aliceSeesShareAgain"]
+    # Replaced by a second share of hers, it stopped with the server's reason and did not connect again.
+    assert len(outcome["adaShareReplaced"]) == 1 and "another device" in outcome["adaShareReplaced"][0], outcome
+    assert len(outcome["adaShareLostAfterReplace"]) == 1, outcome["adaShareLostAfterReplace"]
 
     # Mute and leave reach the others.
     assert outcome["aliceSeesMute"], "alice-bot never saw Ada muted"
